@@ -1,0 +1,92 @@
+/* The contract between code compiled with spyinstr.so and the runtime it links with:
+ * the records the plugin emits, the symbols the inserted code calls, and what each must do. */
+#ifndef SPY_ABI_H
+#define SPY_ABI_H
+
+#include <stdint.h>
+
+/* Bumped whenever a record layout or a hook's meaning changes. */
+#define SPY_ABI_VERSION 1
+
+/* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
+enum spy_mode {
+	SPY_MODE_COUNT = 0, /* add-one counter only */
+	SPY_MODE_ARCS = 1,  /* counter, entry and exit hooks */
+	SPY_MODE_TIME = 2,  /* same code as arcs; the runtime defaults to timing */
+};
+
+/* The third argument of __spy_register_unit: ABI version and plugin mode. */
+#define SPY_UNIT_TAG(mode) ((uint32_t)SPY_ABI_VERSION << 16 | (uint32_t)(mode))
+#define SPY_UNIT_TAG_ABI(tag) ((tag) >> 16)
+#define SPY_UNIT_TAG_MODE(tag) ((tag)&0xffffu)
+
+enum spy_func_flags {
+	SPY_FUNC_HOOKS = 1u << 0,  /* entry and exit hooks were inserted */
+	SPY_FUNC_COMDAT = 1u << 1, /* the function sits in a COMDAT group */
+	SPY_FUNC_CLONE = 1u << 2,  /* an IPA clone or split part (foo.constprop.0) */
+};
+
+/*
+ * One record per instrumented function body, emitted by the plugin into the
+ * section named SPY_FUNCS_SECTION (in the function's COMDAT group when it has
+ * one, so the record goes wherever the linker keeps or drops the body). The
+ * linker's __start_spy_funcs/__stop_spy_funcs bound a module's array of them.
+ * 48 bytes, 8-aligned, no padding.
+ */
+struct spy_func {
+	void *addr;         /* the body's entry: what __spy_enter gets as self */
+	const char *name;   /* assembler name (mangled for C++), never NULL */
+	const char *file;   /* source file as the compiler saw it, never NULL */
+	uint64_t *slot;     /* the function's counter slot, set by the runtime */
+	uint32_t line;      /* line of the definition */
+	uint32_t flags;     /* enum spy_func_flags */
+	uint64_t reserved;  /* zero */
+};
+
+#define SPY_FUNCS_SECTION "spy_funcs"
+
+/*
+ * Add-one counters. Each thread counts into its own slab of 64-bit counters,
+ * so the count is exact under threads without a locked instruction. At entry
+ * the plugin inserts, inline:
+ *
+ *	uint64_t *p = __spy_counts;
+ *	if (p == NULL)
+ *		p = __spy_counts_slow();
+ *	p[*slot]++;            (slot is the function's own static variable)
+ *
+ * Slot 0 belongs to functions whose unit is not registered yet; the runtime
+ * hands out slots from 1 at registration and keeps the slabs of exited
+ * threads, so their counts survive them.
+ */
+#define SPY_COUNTS_SYMBOL "__spy_counts"   /* __thread uint64_t *, initial-exec */
+#define SPY_COUNTS_SLOW_SYMBOL "__spy_counts_slow"
+
+/* The hooks (modes arcs and time). self is &fn, call_site is
+ * __builtin_return_address(0) of the instrumented function, as mcount gets. */
+#define SPY_ENTER_SYMBOL "__spy_enter"
+#define SPY_EXIT_SYMBOL "__spy_exit"
+#define SPY_REGISTER_SYMBOL "__spy_register_unit"
+#define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
+
+#ifndef SPY_ABI_NO_PROTOTYPES
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern __thread uint64_t *__spy_counts __attribute__((tls_model("initial-exec")));
+/* This thread's slab, made on the thread's first count; never NULL. */
+uint64_t *__spy_counts_slow(void);
+void __spy_enter(void *self, void *call_site);
+void __spy_exit(void *self);
+/* Called by a constructor in every instrumented translation unit with its
+ * module's record array, so a module may register several times: the runtime
+ * keeps the first and ignores repeats of the same begin. */
+void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag);
+/* Called by the matching destructor (exit, dlclose). */
+void __spy_unregister_unit(struct spy_func *begin, struct spy_func *end);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+#endif

@@ -1,0 +1,627 @@
+/* The plugin's two passes. Pass A (before "lower") wraps a body in an EH
+ * cleanup that calls a marker, so EH lowering puts a call on every way an
+ * exception leaves the function. Pass B (before "optimized", once per emitted
+ * body) inserts the add-one counter and the entry hook, turns the function's
+ * own markers into exit hooks, adds the exit hook before every return and tail
+ * call, and emits the function's record into the spy_funcs section. */
+#include "gcc-common.h"
+#include "spyinstr.h"
+#include "spy-abi.h"
+
+#define SPY_MARKER_SYMBOL "__spy_marker"
+#define SPY_START_SYMBOL "__start_" SPY_FUNCS_SECTION
+#define SPY_STOP_SYMBOL "__stop_" SPY_FUNCS_SECTION
+/* Registration runs before the program's own constructors (65535) and
+ * unregistration after its destructors. */
+#define SPY_CDTOR_PRIORITY (MAX_RESERVED_INIT_PRIORITY + 1)
+
+static tree spy_enter_decl;
+static tree spy_exit_decl;
+static tree spy_slow_decl;
+static tree spy_marker_decl;
+static tree spy_counts_decl;
+static tree spy_register_decl;
+static tree spy_unregister_decl;
+static tree spy_start_decl;
+static tree spy_stop_decl;
+
+const struct ggc_root_tab spy_ggc_roots[] = {
+	{ &spy_enter_decl, 1, sizeof(spy_enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_exit_decl, 1, sizeof(spy_exit_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_marker_decl, 1, sizeof(spy_marker_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_counts_decl, 1, sizeof(spy_counts_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_register_decl, 1, sizeof(spy_register_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_start_decl, 1, sizeof(spy_start_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_stop_decl, 1, sizeof(spy_stop_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	LAST_GGC_ROOT_TAB
+};
+
+/* Records emitted into this assembler file; a unit without any gets no
+ * constructor (the linker would not define __start_spy_funcs for it). */
+static unsigned spy_records;
+static unsigned spy_slot_seq;
+
+static tree spy_runtime_fn(const char *name, tree type)
+{
+	tree decl = build_fn_decl(name, type);
+
+	/* The hooks neither throw nor call back into this unit. */
+	TREE_NOTHROW(decl) = 1;
+	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE, DECL_ATTRIBUTES(decl));
+	return decl;
+}
+
+static tree spy_linker_symbol(const char *name)
+{
+	tree decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), char_type_node);
+
+	DECL_EXTERNAL(decl) = 1;
+	TREE_PUBLIC(decl) = 1;
+	DECL_ARTIFICIAL(decl) = 1;
+	/* Hidden: each module must see its own section bounds. */
+	DECL_VISIBILITY(decl) = VISIBILITY_HIDDEN;
+	DECL_VISIBILITY_SPECIFIED(decl) = 1;
+	return decl;
+}
+
+void spy_build_decls(void)
+{
+	tree u64p;
+
+	if (spy_enter_decl)
+		return;
+	u64p = build_pointer_type(uint64_type_node);
+	spy_enter_decl = spy_runtime_fn(SPY_ENTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+										    ptr_type_node, NULL_TREE));
+	spy_exit_decl = spy_runtime_fn(SPY_EXIT_SYMBOL,
+				       build_function_type_list(void_type_node, ptr_type_node, NULL_TREE));
+	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
+	spy_marker_decl = spy_runtime_fn(SPY_MARKER_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
+	spy_register_decl =
+		spy_runtime_fn(SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									     ptr_type_node, uint32_type_node, NULL_TREE));
+	spy_unregister_decl = spy_runtime_fn(SPY_UNREGISTER_SYMBOL,
+					     build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
+								      NULL_TREE));
+
+	spy_counts_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(SPY_COUNTS_SYMBOL), u64p);
+	DECL_EXTERNAL(spy_counts_decl) = 1;
+	TREE_PUBLIC(spy_counts_decl) = 1;
+	DECL_ARTIFICIAL(spy_counts_decl) = 1;
+	set_decl_tls_model(spy_counts_decl, TLS_MODEL_INITIAL_EXEC);
+
+	spy_start_decl = spy_linker_symbol(SPY_START_SYMBOL);
+	spy_stop_decl = spy_linker_symbol(SPY_STOP_SYMBOL);
+}
+
+static const char *spy_asm_name(tree fn)
+{
+	return targetm.strip_name_encoding(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn)));
+}
+
+static bool spy_calls_decl(function *fun, tree decl)
+{
+	basic_block bb;
+
+	FOR_EACH_BB_FN (bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (is_gimple_call(gsi_stmt(gsi)) && gimple_call_fndecl(gsi_stmt(gsi)) == decl)
+				return true;
+	return false;
+}
+
+/* An ifunc resolver runs while the dynamic linker relocates, before any
+ * constructor; so does a target_clones dispatcher. */
+static bool spy_is_ifunc_resolver(tree fn)
+{
+	cgraph_node *node = cgraph_node::get(fn);
+	ipa_ref *ref;
+
+	if (!node)
+		return false;
+	FOR_EACH_ALIAS (node, ref)
+		if (ref->referring->ifunc_resolver)
+			return true;
+	return false;
+}
+
+/* Whether fn is to be instrumented at all: attributes, then options. */
+static bool spy_want(function *fun)
+{
+	tree fn = fun->decl;
+	tree attrs = DECL_ATTRIBUTES(fn);
+	const char *asmname = spy_asm_name(fn);
+
+	if (lookup_attribute("no_instrument_function", attrs) || lookup_attribute("naked", attrs) ||
+	    lookup_attribute("spy_noinstr", attrs) || lookup_attribute("ifunc", attrs))
+		return false;
+	if (!strncmp(asmname, "__spy_", 6) || spy_is_ifunc_resolver(fn))
+		return false;
+	/* Our own registration constructor and destructor. */
+	if (DECL_ARTIFICIAL(fn) && fun->cfg &&
+	    (spy_calls_decl(fun, spy_register_decl) || spy_calls_decl(fun, spy_unregister_decl)))
+		return false;
+	return spy_options_want(&spy_opts, DECL_NAME(fn) ? IDENTIFIER_POINTER(DECL_NAME(fn)) : NULL, asmname,
+				DECL_SOURCE_FILE(fn));
+}
+
+/* ---- Pass A ---------------------------------------------------------- */
+
+static unsigned int spy_wrap_execute(function *fun)
+{
+	gimple_seq body = gimple_body(fun->decl);
+	gbind *bind;
+	gcall *marker;
+	gimple *wrap;
+
+	spy_build_decls();
+	if (!body || !spy_want(fun) || spy_opts.mode == SPY_MODE_COUNT)
+		return 0;
+	bind = dyn_cast<gbind *>(gimple_seq_first_stmt(body));
+	if (!bind || !gimple_bind_body(bind))
+		return 0;
+	marker = gimple_build_call(spy_marker_decl, 0);
+	gimple_set_location(marker, DECL_SOURCE_LOCATION(fun->decl));
+	gimple_set_block(marker, DECL_INITIAL(fun->decl));
+	/* A cleanup, not a finally: normal returns get their hook in pass B,
+	 * so tail calls that cannot throw stay tail calls. */
+	wrap = gimple_build_try(gimple_bind_body(bind), gimple_seq_alloc_with_stmt(marker), GIMPLE_TRY_CATCH);
+	gimple_bind_set_body(bind, gimple_seq_alloc_with_stmt(wrap));
+	return 0;
+}
+
+namespace
+{
+const pass_data spy_wrap_data = {
+	GIMPLE_PASS,
+	"spy_wrap",
+	OPTGROUP_NONE,
+	TV_NONE,
+	PROP_gimple_any,
+	0,
+	0,
+	0,
+	0,
+};
+
+class spy_wrap_pass : public gimple_opt_pass
+{
+      public:
+	spy_wrap_pass(gcc::context *ctxt) : gimple_opt_pass(spy_wrap_data, ctxt)
+	{
+	}
+	bool gate(function *) final override
+	{
+		return flag_exceptions;
+	}
+	unsigned int execute(function *fun) final override
+	{
+		return spy_wrap_execute(fun);
+	}
+};
+} // namespace
+
+opt_pass *spy_make_wrap_pass(gcc::context *ctxt)
+{
+	return new spy_wrap_pass(ctxt);
+}
+
+/* ---- Pass B ---------------------------------------------------------- */
+
+static tree spy_self(tree fn)
+{
+	tree addr = build_fold_addr_expr(fn);
+
+	/* A nested function's address must not make a trampoline. */
+	if (DECL_STATIC_CHAIN(fn) || decl_function_context(fn))
+		TREE_NO_TRAMPOLINE(addr) = 1;
+	return addr;
+}
+
+static gcall *spy_exit_call(tree fn, location_t loc)
+{
+	gcall *call = gimple_build_call(spy_exit_decl, 1, spy_self(fn));
+
+	gimple_set_location(call, loc);
+	return call;
+}
+
+static bool spy_is_marker(gimple *stmt)
+{
+	tree decl;
+
+	if (!is_gimple_call(stmt) || !(decl = gimple_call_fndecl(stmt)) || !DECL_NAME(decl))
+		return false;
+	/* By name: under LTO the decl is another object than ours. */
+	return !strcmp(IDENTIFIER_POINTER(DECL_NAME(decl)), SPY_MARKER_SYMBOL);
+}
+
+/* A marker that came in with an inlined callee sits in a block nested in the
+ * callee's inlined outer scope. */
+static bool spy_marker_inlined(gimple *stmt)
+{
+	for (tree b = gimple_block(stmt); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+		if (inlined_function_outer_scope_p(b))
+			return true;
+	return false;
+}
+
+/* Replace the function's own markers by exit hooks and drop the rest. */
+static bool spy_fix_markers(function *fun, bool hooks)
+{
+	bool changed = false;
+	basic_block bb;
+
+	FOR_EACH_BB_FN (bb, fun) {
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
+			gimple *stmt = gsi_stmt(gsi);
+
+			if (!spy_is_marker(stmt)) {
+				gsi_next(&gsi);
+				continue;
+			}
+			changed = true;
+			if (hooks && !spy_marker_inlined(stmt)) {
+				gcall *call = spy_exit_call(fun->decl, gimple_location(stmt));
+
+				gimple_set_block(call, gimple_block(stmt));
+				gsi_insert_before(&gsi, call, GSI_SAME_STMT);
+			}
+			unlink_stmt_vdef(stmt);
+			gsi_remove(&gsi, true);
+			release_defs(stmt);
+		}
+	}
+	return changed;
+}
+
+enum spy_scan { SPY_SCAN_EMPTY, SPY_SCAN_REAL, SPY_SCAN_TAIL };
+
+/* Look backwards from before stmt (or from the block's end) for the last
+ * statement that does something: a tail call, or anything else. */
+static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
+{
+	gimple_stmt_iterator gsi = from ? gsi_for_stmt(from) : gsi_last_bb(bb);
+
+	if (from)
+		gsi_prev(&gsi);
+	for (; !gsi_end_p(gsi); gsi_prev(&gsi)) {
+		gimple *stmt = gsi_stmt(gsi);
+
+		if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
+		    gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT)
+			continue;
+		if (gimple_assign_single_p(stmt) && TREE_CODE(gimple_assign_lhs(stmt)) == SSA_NAME &&
+		    (TREE_CODE(gimple_assign_rhs1(stmt)) == SSA_NAME || is_gimple_min_invariant(gimple_assign_rhs1(stmt))))
+			continue;
+		if (is_gimple_call(stmt) && gimple_call_tail_p(as_a<gcall *>(stmt))) {
+			*call = stmt;
+			return SPY_SCAN_TAIL;
+		}
+		return SPY_SCAN_REAL;
+	}
+	return SPY_SCAN_EMPTY;
+}
+
+/* The exit hook before the return ret, or before the tail calls that make the
+ * return unreachable: code after a tail call is dropped when it becomes a
+ * jump, and a hook both before a tail call and before the return would run
+ * twice if the sibcall could not be made after all. */
+static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
+{
+	tree fn = fun->decl;
+	location_t loc = gimple_location(ret);
+	gimple_stmt_iterator gsi;
+	gimple *call = NULL;
+	auto_vec<edge> plain;
+	auto_vec<gimple *> tails;
+	edge e;
+	edge_iterator ei;
+
+	switch (spy_scan_back(bb, ret, &call)) {
+	case SPY_SCAN_TAIL:
+		gsi = gsi_for_stmt(call);
+		gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
+		return;
+	case SPY_SCAN_REAL:
+		break;
+	case SPY_SCAN_EMPTY:
+		/* The tail-call pass also looks through an empty return
+		 * block into its predecessors. */
+		FOR_EACH_EDGE (e, ei, bb->preds) {
+			call = NULL;
+			if (e->src != ENTRY_BLOCK_PTR_FOR_FN(fun) && single_succ_p(e->src) &&
+			    spy_scan_back(e->src, NULL, &call) == SPY_SCAN_TAIL)
+				tails.safe_push(call);
+			else
+				plain.safe_push(e);
+		}
+		if (tails.is_empty())
+			break;
+		for (gimple *t : tails) {
+			gsi = gsi_for_stmt(t);
+			gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
+		}
+		for (edge p : plain)
+			gsi_insert_on_edge_immediate(p, spy_exit_call(fn, loc));
+		return;
+	}
+	gsi = gsi_for_stmt(ret);
+	gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
+}
+
+static void spy_insert_exits(function *fun)
+{
+	auto_vec<std::pair<basic_block, greturn *>> rets;
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE (e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
+		gimple_stmt_iterator gsi = gsi_last_nondebug_bb(e->src);
+
+		if (!gsi_end_p(gsi))
+			if (greturn *ret = dyn_cast<greturn *>(gsi_stmt(gsi)))
+				rets.safe_push(std::make_pair(e->src, ret));
+	}
+	for (auto &r : rets)
+		spy_insert_exit(fun, r.first, r.second);
+}
+
+/* The function's counter slot: a static the runtime fills in at
+ * registration, read by the counter and named by the record. */
+static tree spy_make_slot(tree fn)
+{
+	char name[32];
+	tree var;
+
+	snprintf(name, sizeof(name), "__spy_slot.%u", spy_slot_seq++);
+	var = build_decl(DECL_SOURCE_LOCATION(fn), VAR_DECL, get_identifier(name), uint64_type_node);
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	DECL_PRESERVE_P(var) = 1;
+	TREE_USED(var) = 1;
+	TREE_ADDRESSABLE(var) = 1;
+	DECL_INITIAL(var) = build_int_cst(uint64_type_node, 0);
+	SET_DECL_ALIGN(var, 64);
+	varpool_node::finalize_decl(var);
+	return var;
+}
+
+static tree spy_assign(gimple_seq *seq, tree type, enum tree_code code, tree a, tree b = NULL_TREE)
+{
+	tree lhs = make_ssa_name(type);
+
+	gimple_seq_add_stmt(seq, b ? gimple_build_assign(lhs, code, a, b) : gimple_build_assign(lhs, code, a));
+	return lhs;
+}
+
+static tree spy_load(gimple_seq *seq, tree type, tree ref)
+{
+	tree lhs = make_ssa_name(type);
+
+	gimple_seq_add_stmt(seq, gimple_build_assign(lhs, ref));
+	return lhs;
+}
+
+/* At entry:
+ *	p = __spy_counts; if (p == 0) p = __spy_counts_slow ();
+ *	p[slot] += 1;
+ *	__spy_enter (&fn, __builtin_return_address (0));
+ */
+static void spy_insert_entry(function *fun, tree slot, bool hooks)
+{
+	tree u64 = uint64_type_node, u64p = build_pointer_type(uint64_type_node);
+	basic_block cond_bb, slow_bb, join_bb;
+	edge to_slow, to_join, slow_out;
+	gimple_stmt_iterator gsi;
+	gimple_seq seq = NULL;
+	tree p0, p1, p, off, addr, old, inc;
+	gcall *slow;
+	gcond *cond;
+	gphi *phi;
+
+	cond_bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gsi = gsi_start_bb(cond_bb);
+	p0 = make_ssa_name(u64p);
+	/* The TLS model lives in the variable's symbol-table node, which
+	 * is dropped while nothing references it: set it again at each use. */
+	set_decl_tls_model(spy_counts_decl, TLS_MODEL_INITIAL_EXEC);
+	gsi_insert_after(&gsi, gimple_build_assign(p0, spy_counts_decl), GSI_NEW_STMT);
+	cond = gimple_build_cond(EQ_EXPR, p0, build_int_cst(u64p, 0), NULL_TREE, NULL_TREE);
+	gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+
+	to_join = split_block(cond_bb, cond);
+	join_bb = to_join->dest;
+	slow_bb = split_edge(to_join);
+	to_slow = single_succ_edge(cond_bb);
+	to_slow->flags = (to_slow->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
+	to_slow->probability = profile_probability::very_unlikely();
+	to_join = make_edge(cond_bb, join_bb, EDGE_FALSE_VALUE);
+	to_join->probability = to_slow->probability.invert();
+	slow_bb->count = cond_bb->count.apply_probability(to_slow->probability);
+	slow_out = single_succ_edge(slow_bb);
+
+	p1 = make_ssa_name(u64p);
+	slow = gimple_build_call(spy_slow_decl, 0);
+	gimple_call_set_lhs(slow, p1);
+	gsi = gsi_start_bb(slow_bb);
+	gsi_insert_after(&gsi, slow, GSI_NEW_STMT);
+
+	p = make_ssa_name(u64p);
+	phi = create_phi_node(p, join_bb);
+	add_phi_arg(phi, p0, to_join, UNKNOWN_LOCATION);
+	add_phi_arg(phi, p1, slow_out, UNKNOWN_LOCATION);
+
+	off = spy_load(&seq, u64, slot);
+	off = spy_assign(&seq, sizetype, NOP_EXPR, off);
+	off = spy_assign(&seq, sizetype, MULT_EXPR, off, size_int(8));
+	addr = spy_assign(&seq, u64p, POINTER_PLUS_EXPR, p, off);
+	/* Alias set zero: the slab is nobody's object. */
+	old = spy_load(&seq, u64, build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)));
+	inc = spy_assign(&seq, u64, PLUS_EXPR, old, build_int_cst(u64, 1));
+	gimple_seq_add_stmt(&seq,
+			    gimple_build_assign(build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)), inc));
+	if (hooks) {
+		tree ra = make_ssa_name(ptr_type_node);
+		gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
+
+		gimple_call_set_lhs(call, ra);
+		gimple_seq_add_stmt(&seq, call);
+		gimple_seq_add_stmt(&seq, gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra));
+	}
+	gsi = gsi_start_bb(join_bb);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
+}
+
+/* A string for the assembler's .string directive. */
+static void spy_output_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The record goes into the function's COMDAT group, so it is kept or dropped
+ * with the body; this is written as assembly because a variable placed in the
+ * group fails GCC's own checking. */
+static void spy_emit_record(function *fun, tree slot, unsigned flags)
+{
+	tree fn = fun->decl;
+	cgraph_node *node = cgraph_node::get(fn);
+	const char *group = NULL;
+	FILE *f = asm_out_file;
+	unsigned n = spy_records++;
+
+	if (node && node->get_comdat_group())
+		group = targetm.strip_name_encoding(IDENTIFIER_POINTER(node->get_comdat_group_id()));
+	if (group)
+		flags |= SPY_FUNC_COMDAT;
+	if (node && node->clone_of)
+		flags |= SPY_FUNC_CLONE;
+
+	if (group)
+		fprintf(f, "\t.pushsection %s,\"awG\",@progbits,%s,comdat\n", SPY_FUNCS_SECTION, group);
+	else
+		fprintf(f, "\t.pushsection %s,\"aw\",@progbits\n", SPY_FUNCS_SECTION);
+	fputs("\t.balign 8\n\t.quad\t", f);
+	assemble_name(f, IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fn)));
+	fprintf(f, "\n\t.quad\t.Lspy_name%u\n\t.quad\t.Lspy_file%u\n\t.quad\t", n, n);
+	assemble_name(f, IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(slot)));
+	fprintf(f, "\n\t.long\t%d\n\t.long\t%u\n\t.quad\t0\n", DECL_SOURCE_LINE(fn), flags);
+	if (group)
+		fprintf(f, "\t.section .rodata.spy_str,\"aG\",@progbits,%s,comdat\n", group);
+	else
+		fputs("\t.section .rodata.spy_str,\"a\"\n", f);
+	fprintf(f, ".Lspy_name%u:\n\t.string\t", n);
+	spy_output_string(f, spy_asm_name(fn));
+	fprintf(f, "\n.Lspy_file%u:\n\t.string\t", n);
+	spy_output_string(f, DECL_SOURCE_FILE(fn) ? DECL_SOURCE_FILE(fn) : "");
+	fputs("\n\t.popsection\n", f);
+}
+
+static unsigned int spy_instrument_execute(function *fun)
+{
+	bool want, hooks, changed;
+	tree slot;
+
+	spy_build_decls();
+	want = spy_want(fun);
+	hooks = want && spy_opts.mode != SPY_MODE_COUNT;
+	changed = spy_fix_markers(fun, hooks);
+	if (!want) {
+		if (!changed)
+			return 0;
+		mark_virtual_operands_for_renaming(fun);
+		cgraph_edge::rebuild_edges();
+		return TODO_update_ssa;
+	}
+
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
+	if (hooks)
+		spy_insert_exits(fun);
+	slot = spy_make_slot(fun->decl);
+	spy_insert_entry(fun, slot, hooks);
+	spy_emit_record(fun, slot, hooks ? SPY_FUNC_HOOKS : 0);
+	if (spy_opts.verbose)
+		inform(DECL_SOURCE_LOCATION(fun->decl), "spyinstr: instrumented %qs (%s)", spy_asm_name(fun->decl),
+		       spy_mode_name(spy_opts.mode));
+
+	if (current_loops)
+		loops_state_set(LOOPS_NEED_FIXUP);
+	free_dominance_info(CDI_DOMINATORS);
+	mark_virtual_operands_for_renaming(fun);
+	cgraph_edge::rebuild_edges();
+	return TODO_update_ssa;
+}
+
+namespace
+{
+const pass_data spy_instrument_data = {
+	GIMPLE_PASS,
+	"spy_instrument",
+	OPTGROUP_NONE,
+	TV_NONE,
+	PROP_ssa | PROP_cfg,
+	0,
+	0,
+	0,
+	0,
+};
+
+class spy_instrument_pass : public gimple_opt_pass
+{
+      public:
+	spy_instrument_pass(gcc::context *ctxt) : gimple_opt_pass(spy_instrument_data, ctxt)
+	{
+	}
+	unsigned int execute(function *fun) final override
+	{
+		return spy_instrument_execute(fun);
+	}
+};
+} // namespace
+
+opt_pass *spy_make_instrument_pass(gcc::context *ctxt)
+{
+	return new spy_instrument_pass(ctxt);
+}
+
+/* ---- Registration ---------------------------------------------------- */
+
+void spy_finish_unit(void *, void *)
+{
+	tree begin, end, body;
+
+	if (!spy_records || seen_error())
+		return;
+	begin = build_fold_addr_expr(spy_start_decl);
+	end = build_fold_addr_expr(spy_stop_decl);
+	body = build_call_expr(spy_register_decl, 3, begin, end,
+			       build_int_cst(uint32_type_node, SPY_UNIT_TAG(spy_opts.mode)));
+	cgraph_build_static_cdtor('I', body, SPY_CDTOR_PRIORITY);
+	body = build_call_expr(spy_unregister_decl, 2, begin, end);
+	cgraph_build_static_cdtor('D', body, SPY_CDTOR_PRIORITY);
+}
+
+static struct attribute_spec spy_noinstr_attr = {
+	"spy_noinstr", 0, 0, true, false, false, false, NULL, NULL,
+};
+
+void spy_register_attributes(void *, void *)
+{
+	register_attribute(&spy_noinstr_attr);
+}
