@@ -1,73 +1,51 @@
-/* spyinstr.so: the GCC plugin's entry point. It checks the GCC build it is
- * loaded into, parses -fplugin-arg-spyinstr-KEY=VALUE and registers the passes
- * of instrument.cc. */
-#include "gcc-common.h"
+/* spyinstr.so: the GCC plugin's entry point, kept apart from the passes so
+ * that it loads into any GCC. It references only the stable plugin API, checks
+ * that this is the GCC build the passes were compiled for, and only then loads
+ * them (spyinstr-passes.so, beside this file): loaded into another GCC, the
+ * passes would fail on an undefined internal symbol instead of a clear word. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gcc-plugin.h"
 #include "plugin-version.h"
-#include "spyinstr.h"
-#include "spy-abi.h"
 
 int plugin_is_GPL_compatible;
 
-struct spy_options spy_opts;
+/* Defined in spyinstr-passes.so: parse the options and register the passes. */
+typedef int spy_passes_init_fn(struct plugin_name_args *info, struct plugin_gcc_version *version);
 
-static struct plugin_info spy_plugin_info = {
-	.version = "1",
-	.help = "add-one counters and entry/exit hooks for the spy profiler\n"
-		"  mode=count|arcs|time          what to insert (default time)\n"
-		"  exclude-function=PAT[,PAT]     skip functions matching shell patterns\n"
-		"  include-function=PAT[,PAT]     instrument only these\n"
-		"  exclude-file=SUBSTR[,SUBSTR]   skip functions whose source path contains one\n"
-		"  verbose                        one line per instrumented function\n",
-};
-
-static int spy_register_passes(const char *name)
+static int spy_fail(const char *msg)
 {
-	struct register_pass_info wrap = {
-		.pass = spy_make_wrap_pass(g),
-		/* Before lowering, while the body is still one structured bind,
-		 * so that EH lowering copies our cleanup onto every way an
-		 * exception can leave the function. */
-		.reference_pass_name = "lower",
-		.ref_pass_instance_number = 1,
-		.pos_op = PASS_POS_INSERT_BEFORE,
-	};
-	struct register_pass_info instrument = {
-		.pass = spy_make_instrument_pass(g),
-		/* After IPA inlining and the tail-call pass, once per emitted
-		 * body: only out-of-line functions get counted, as with -pg, and
-		 * the tail-call flags are final. */
-		.reference_pass_name = "optimized",
-		.ref_pass_instance_number = 1,
-		.pos_op = PASS_POS_INSERT_BEFORE,
-	};
-
-	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &wrap);
-	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &instrument);
-	return 0;
+	/* GCC's own error() may be what is missing: print plainly. */
+	fprintf(stderr, "cc1: error: spyinstr: %s\n", msg);
+	return 1;
 }
 
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
-	char err[512];
+	char path[4096], msg[8192];
+	const char *slash = strrchr(info->full_name, '/');
+	spy_passes_init_fn *init;
+	void *passes;
 
 	if (!plugin_default_version_check(version, &gcc_version)) {
-		error("spyinstr: built for GCC %s (%s), loaded into GCC %s (%s): rebuild the plugin with this "
-		      "compiler",
-		      gcc_version.basever, gcc_version.datestamp, version->basever, version->datestamp);
-		return 1;
+		snprintf(msg, sizeof(msg), "built for GCC %s (%s), loaded into GCC %s (%s)%s: rebuild it with this compiler",
+			 gcc_version.basever, gcc_version.datestamp, version->basever, version->datestamp,
+			 strcmp(gcc_version.basever, version->basever) ? "" : ", a different build");
+		return spy_fail(msg);
 	}
-
-	spy_options_init(&spy_opts);
-	for (int i = 0; i < info->argc; i++) {
-		if (spy_options_set(&spy_opts, info->argv[i].key, info->argv[i].value, err, sizeof(err)) < 0) {
-			error("spyinstr: %s", err);
-			return 1;
-		}
+	snprintf(path, sizeof(path), "%.*sspyinstr-passes.so", slash ? (int)(slash - info->full_name + 1) : 0,
+		 info->full_name);
+	passes = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!passes) {
+		snprintf(msg, sizeof(msg), "cannot load the passes: %s", dlerror());
+		return spy_fail(msg);
 	}
-
-	register_callback(info->base_name, PLUGIN_INFO, NULL, &spy_plugin_info);
-	register_callback(info->base_name, PLUGIN_ATTRIBUTES, spy_register_attributes, NULL);
-	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)spy_ggc_roots);
-	register_callback(info->base_name, PLUGIN_FINISH_UNIT, spy_finish_unit, NULL);
-	return spy_register_passes(info->base_name);
+	init = (spy_passes_init_fn *)dlsym(passes, "spy_passes_init");
+	if (!init) {
+		snprintf(msg, sizeof(msg), "'%s' has no spy_passes_init", path);
+		return spy_fail(msg);
+	}
+	return init(info, version);
 }

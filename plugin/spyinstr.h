@@ -1,4 +1,4 @@
-/* What plugin_init (spyinstr.cc) and the passes (instrument.cc) share. */
+/* What passes.cc (options, registration) and instrument.cc (the passes) share. */
 #ifndef SPYINSTR_H
 #define SPYINSTR_H
 
