@@ -11,9 +11,9 @@
 #define SPY_MARKER_SYMBOL "__spy_marker"
 #define SPY_START_SYMBOL "__start_" SPY_FUNCS_SECTION
 #define SPY_STOP_SYMBOL "__stop_" SPY_FUNCS_SECTION
-/* Registration runs before the program's own constructors (65535) and
- * unregistration after its destructors. */
-#define SPY_CDTOR_PRIORITY (MAX_RESERVED_INIT_PRIORITY + 1)
+/* Registration runs before every constructor a program may write (101 and
+ * up) and unregistration after every such destructor. */
+#define SPY_CDTOR_PRIORITY MAX_RESERVED_INIT_PRIORITY
 
 static tree spy_enter_decl;
 static tree spy_exit_decl;
@@ -138,6 +138,12 @@ static bool spy_want(function *fun)
 	    lookup_attribute("spy_noinstr", attrs) || lookup_attribute("ifunc", attrs))
 		return false;
 	if (!strncmp(asmname, "__spy_", 6) || spy_is_ifunc_resolver(fn))
+		return false;
+	/* Constructors the implementation makes for itself in its reserved
+	 * priorities (the sanitizers' at 99) run before any registration. */
+	if (DECL_ARTIFICIAL(fn) &&
+	    ((DECL_STATIC_CONSTRUCTOR(fn) && decl_init_priority_lookup(fn) <= MAX_RESERVED_INIT_PRIORITY) ||
+	     (DECL_STATIC_DESTRUCTOR(fn) && decl_fini_priority_lookup(fn) <= MAX_RESERVED_INIT_PRIORITY)))
 		return false;
 	/* Our own registration constructor and destructor. */
 	if (DECL_ARTIFICIAL(fn) && fun->cfg &&

@@ -25,7 +25,8 @@ static int spy_fail(const char *msg)
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
 	char path[4096], msg[8192];
-	const char *slash = strrchr(info->full_name, '/');
+	const char *self = info->full_name, *slash;
+	Dl_info where;
 	spy_passes_init_fn *init;
 	void *passes;
 
@@ -35,8 +36,11 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 			 strcmp(gcc_version.basever, version->basever) ? "" : ", a different build");
 		return spy_fail(msg);
 	}
-	snprintf(path, sizeof(path), "%.*sspyinstr-passes.so", slash ? (int)(slash - info->full_name + 1) : 0,
-		 info->full_name);
+	/* GCC may have found us by a bare name: ask the loader where. */
+	if (dladdr((void *)plugin_init, &where) && where.dli_fname)
+		self = where.dli_fname;
+	slash = strrchr(self, '/');
+	snprintf(path, sizeof(path), "%.*sspyinstr-passes.so", slash ? (int)(slash - self + 1) : 0, self);
 	passes = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (!passes) {
 		snprintf(msg, sizeof(msg), "cannot load the passes: %s", dlerror());

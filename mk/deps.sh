@@ -1,0 +1,56 @@
+#!/bin/sh
+# Install the Debian packages spy needs to build and test, and only those that are missing, so a fresh
+# machine needs nothing by hand and a ready one pays one dpkg call.
+#
+# usage: mk/deps.sh [STAMP]   check (and install), then write the package list into STAMP
+#        mk/deps.sh --list     print the package list (the key the GNUmakefile compares STAMP with)
+set -eu
+
+# The plugin must be built against the headers of the GCC that will load it.
+major=$("${CC:-gcc}" -dumpversion 2>/dev/null | cut -d. -f1) || major=
+case $major in '' | *[!0-9]*) major=12 ;; esac
+
+pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libcmocka-dev libgomp1"
+
+if [ "${1-}" = --list ]; then
+	echo "$pkgs"
+	exit 0
+fi
+stamp=${1-}
+
+write_stamp()
+{
+	if [ -n "$stamp" ]; then
+		mkdir -p "$(dirname "$stamp")"
+		echo "$pkgs" >"$stamp"
+	fi
+}
+
+if ! command -v dpkg >/dev/null 2>&1; then
+	echo "mk/deps.sh: no dpkg (not Debian?); make sure these are installed: $pkgs" >&2
+	write_stamp
+	exit 0
+fi
+
+# One dpkg call for all; a package counts only when fully installed (not "deinstall ... config-files").
+# shellcheck disable=SC2086
+missing=$(dpkg -s $pkgs 2>/dev/null | awk -v want="$pkgs" '
+	/^Package:/ { p = $2 }
+	/^Status: install ok installed/ { ok[p] = 1 }
+	END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (!ok[w[i]]) printf "%s ", w[i] }')
+
+if [ -n "$missing" ]; then
+	echo "mk/deps.sh: installing missing packages: $missing" >&2
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo=sudo
+	else
+		echo "mk/deps.sh: not root and no sudo; install by hand: apt-get install $missing" >&2
+		exit 1
+	fi
+	$sudo apt-get update
+	# shellcheck disable=SC2086
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $missing
+fi
+write_stamp
