@@ -34,13 +34,13 @@ enum spy_func_flags {
  * 48 bytes, 8-aligned, no padding.
  */
 struct spy_func {
-	void *addr;         /* the body's entry: what __spy_enter gets as self */
-	const char *name;   /* assembler name (mangled for C++), never NULL */
-	const char *file;   /* source file as the compiler saw it, never NULL */
-	uint64_t *slot;     /* the function's counter slot, set by the runtime */
-	uint32_t line;      /* line of the definition */
-	uint32_t flags;     /* enum spy_func_flags */
-	uint64_t reserved;  /* zero */
+	void *addr;        /* the body's entry: what __spy_enter gets as self */
+	const char *name;  /* assembler name (mangled for C++), never NULL */
+	const char *file;  /* source file as the compiler saw it, never NULL */
+	uint64_t *slot;    /* the function's counter slot, set by the runtime */
+	uint32_t line;     /* line of the definition */
+	uint32_t flags;    /* enum spy_func_flags */
+	uint64_t reserved; /* zero */
 };
 
 #define SPY_FUNCS_SECTION "spy_funcs"
@@ -59,7 +59,7 @@ struct spy_func {
  * hands out slots from 1 at registration and keeps the slabs of exited
  * threads, so their counts survive them.
  */
-#define SPY_COUNTS_SYMBOL "__spy_counts"   /* __thread uint64_t *, initial-exec */
+#define SPY_COUNTS_SYMBOL "__spy_counts" /* __thread uint64_t *, initial-exec */
 #define SPY_COUNTS_SLOW_SYMBOL "__spy_counts_slow"
 
 /* The hooks (modes arcs and time). self is &fn, call_site is

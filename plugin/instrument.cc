@@ -73,18 +73,20 @@ void spy_build_decls(void)
 	if (spy_enter_decl)
 		return;
 	u64p = build_pointer_type(uint64_type_node);
-	spy_enter_decl = spy_runtime_fn(SPY_ENTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
-										    ptr_type_node, NULL_TREE));
+	spy_enter_decl =
+		spy_runtime_fn(SPY_ENTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									  ptr_type_node, NULL_TREE));
 	spy_exit_decl = spy_runtime_fn(SPY_EXIT_SYMBOL,
 				       build_function_type_list(void_type_node, ptr_type_node, NULL_TREE));
 	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
-	spy_marker_decl = spy_runtime_fn(SPY_MARKER_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
-	spy_register_decl =
-		spy_runtime_fn(SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
-									     ptr_type_node, uint32_type_node, NULL_TREE));
-	spy_unregister_decl = spy_runtime_fn(SPY_UNREGISTER_SYMBOL,
-					     build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
-								      NULL_TREE));
+	spy_marker_decl =
+		spy_runtime_fn(SPY_MARKER_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
+	spy_register_decl = spy_runtime_fn(
+		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
+							      uint32_type_node, NULL_TREE));
+	spy_unregister_decl =
+		spy_runtime_fn(SPY_UNREGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									       ptr_type_node, NULL_TREE));
 
 	spy_counts_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(SPY_COUNTS_SYMBOL), u64p);
 	DECL_EXTERNAL(spy_counts_decl) = 1;
@@ -105,7 +107,7 @@ static bool spy_calls_decl(function *fun, tree decl)
 {
 	basic_block bb;
 
-	FOR_EACH_BB_FN (bb, fun)
+	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
 			if (is_gimple_call(gsi_stmt(gsi)) && gimple_call_fndecl(gsi_stmt(gsi)) == decl)
 				return true;
@@ -121,9 +123,9 @@ static bool spy_is_ifunc_resolver(tree fn)
 
 	if (!node)
 		return false;
-	FOR_EACH_ALIAS (node, ref)
-		if (ref->referring->ifunc_resolver)
-			return true;
+	FOR_EACH_ALIAS(node, ref)
+	if (ref->referring->ifunc_resolver)
+		return true;
 	return false;
 }
 
@@ -178,22 +180,12 @@ static unsigned int spy_wrap_execute(function *fun)
 	return 0;
 }
 
-namespace
-{
+namespace {
 const pass_data spy_wrap_data = {
-	GIMPLE_PASS,
-	"spy_wrap",
-	OPTGROUP_NONE,
-	TV_NONE,
-	PROP_gimple_any,
-	0,
-	0,
-	0,
-	0,
+	GIMPLE_PASS, "spy_wrap", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
 };
 
-class spy_wrap_pass : public gimple_opt_pass
-{
+class spy_wrap_pass : public gimple_opt_pass {
       public:
 	spy_wrap_pass(gcc::context *ctxt) : gimple_opt_pass(spy_wrap_data, ctxt)
 	{
@@ -260,7 +252,7 @@ static bool spy_fix_markers(function *fun, bool hooks)
 	bool changed = false;
 	basic_block bb;
 
-	FOR_EACH_BB_FN (bb, fun) {
+	FOR_EACH_BB_FN(bb, fun) {
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
 			gimple *stmt = gsi_stmt(gsi);
 
@@ -283,7 +275,11 @@ static bool spy_fix_markers(function *fun, bool hooks)
 	return changed;
 }
 
-enum spy_scan { SPY_SCAN_EMPTY, SPY_SCAN_REAL, SPY_SCAN_TAIL };
+enum spy_scan {
+	SPY_SCAN_EMPTY,
+	SPY_SCAN_REAL,
+	SPY_SCAN_TAIL
+};
 
 /* Look backwards from before stmt (or from the block's end) for the last
  * statement that does something: a tail call, or anything else. */
@@ -300,7 +296,8 @@ static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
 		    gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT)
 			continue;
 		if (gimple_assign_single_p(stmt) && TREE_CODE(gimple_assign_lhs(stmt)) == SSA_NAME &&
-		    (TREE_CODE(gimple_assign_rhs1(stmt)) == SSA_NAME || is_gimple_min_invariant(gimple_assign_rhs1(stmt))))
+		    (TREE_CODE(gimple_assign_rhs1(stmt)) == SSA_NAME ||
+		     is_gimple_min_invariant(gimple_assign_rhs1(stmt))))
 			continue;
 		if (is_gimple_call(stmt) && gimple_call_tail_p(as_a<gcall *>(stmt))) {
 			*call = stmt;
@@ -336,7 +333,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 	case SPY_SCAN_EMPTY:
 		/* The tail-call pass also looks through an empty return
 		 * block into its predecessors. */
-		FOR_EACH_EDGE (e, ei, bb->preds) {
+		FOR_EACH_EDGE(e, ei, bb->preds) {
 			call = NULL;
 			if (e->src != ENTRY_BLOCK_PTR_FOR_FN(fun) && single_succ_p(e->src) &&
 			    spy_scan_back(e->src, NULL, &call) == SPY_SCAN_TAIL)
@@ -364,7 +361,7 @@ static void spy_insert_exits(function *fun)
 	edge e;
 	edge_iterator ei;
 
-	FOR_EACH_EDGE (e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
+	FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(fun)->preds) {
 		gimple_stmt_iterator gsi = gsi_last_nondebug_bb(e->src);
 
 		if (!gsi_end_p(gsi))
@@ -401,7 +398,8 @@ static tree spy_assign(gimple_seq *seq, tree type, enum tree_code code, tree a, 
 {
 	tree lhs = make_ssa_name(type);
 
-	gimple_seq_add_stmt(seq, b ? gimple_build_assign(lhs, code, a, b) : gimple_build_assign(lhs, code, a));
+	gimple_seq_add_stmt(seq,
+			    b ? gimple_build_assign(lhs, code, a, b) : gimple_build_assign(lhs, code, a));
 	return lhs;
 }
 
@@ -469,11 +467,12 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	/* Alias set zero: the slab is nobody's object. */
 	old = spy_load(&seq, u64, build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)));
 	inc = spy_assign(&seq, u64, PLUS_EXPR, old, build_int_cst(u64, 1));
-	gimple_seq_add_stmt(&seq,
-			    gimple_build_assign(build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)), inc));
+	gimple_seq_add_stmt(
+		&seq, gimple_build_assign(build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)), inc));
 	if (hooks) {
 		tree ra = make_ssa_name(ptr_type_node);
-		gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
+		gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1,
+						integer_zero_node);
 
 		gimple_call_set_lhs(call, ra);
 		gimple_seq_add_stmt(&seq, call);
@@ -563,8 +562,8 @@ static unsigned int spy_instrument_execute(function *fun)
 	spy_insert_entry(fun, slot, hooks);
 	spy_emit_record(fun, slot, hooks ? SPY_FUNC_HOOKS : 0);
 	if (spy_opts.verbose)
-		inform(DECL_SOURCE_LOCATION(fun->decl), "spyinstr: instrumented %qs (%s)", spy_asm_name(fun->decl),
-		       spy_mode_name(spy_opts.mode));
+		inform(DECL_SOURCE_LOCATION(fun->decl), "spyinstr: instrumented %qs (%s)",
+		       spy_asm_name(fun->decl), spy_mode_name(spy_opts.mode));
 
 	if (current_loops)
 		loops_state_set(LOOPS_NEED_FIXUP);
@@ -574,22 +573,12 @@ static unsigned int spy_instrument_execute(function *fun)
 	return TODO_update_ssa;
 }
 
-namespace
-{
+namespace {
 const pass_data spy_instrument_data = {
-	GIMPLE_PASS,
-	"spy_instrument",
-	OPTGROUP_NONE,
-	TV_NONE,
-	PROP_ssa | PROP_cfg,
-	0,
-	0,
-	0,
-	0,
+	GIMPLE_PASS, "spy_instrument", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
 };
 
-class spy_instrument_pass : public gimple_opt_pass
-{
+class spy_instrument_pass : public gimple_opt_pass {
       public:
 	spy_instrument_pass(gcc::context *ctxt) : gimple_opt_pass(spy_instrument_data, ctxt)
 	{

@@ -60,7 +60,8 @@ static int patterns_add(struct spy_patterns *p, const char *s, size_t len)
 }
 
 /* A comma-separated list; empty items are an error, since they are always a typo. */
-static int patterns_parse(struct spy_patterns *p, const char *key, const char *value, char *err, size_t errlen)
+static int patterns_parse(struct spy_patterns *p, const char *key, const char *value, char *err,
+			  size_t errlen)
 {
 	if (!value || !*value) {
 		snprintf(err, errlen, "option '%s' needs a value: %s=NAME[,NAME...]", key, key);
@@ -97,7 +98,8 @@ int spy_options_set(struct spy_options *o, const char *key, const char *value, c
 	}
 	if (!strcmp(key, "verbose")) {
 		if (value && strcmp(value, "1") && strcmp(value, "0")) {
-			snprintf(err, errlen, "option 'verbose' has bad value '%s' (want no value, 0 or 1)", value);
+			snprintf(err, errlen, "option 'verbose' has bad value '%s' (want no value, 0 or 1)",
+				 value);
 			return -1;
 		}
 		o->verbose = !value || !strcmp(value, "1");
@@ -109,9 +111,10 @@ int spy_options_set(struct spy_options *o, const char *key, const char *value, c
 		return patterns_parse(&o->include_function, key, value, err, errlen);
 	if (!strcmp(key, "exclude-file"))
 		return patterns_parse(&o->exclude_file, key, value, err, errlen);
-	snprintf(err, errlen,
-		 "unknown option '%s' (known: mode, exclude-function, exclude-file, include-function, verbose)",
-		 key);
+	snprintf(
+		err, errlen,
+		"unknown option '%s' (known: mode, exclude-function, exclude-file, include-function, verbose)",
+		key);
 	return -1;
 }
 
@@ -142,7 +145,8 @@ int spy_options_want(const struct spy_options *o, const char *name, const char *
 	for (size_t i = 0; file && i < o->exclude_file.nr; i++)
 		if (strstr(file, o->exclude_file.items[i]))
 			return 0;
-	if (patterns_match_name(&o->exclude_function, name) || patterns_match_name(&o->exclude_function, asmname))
+	if (patterns_match_name(&o->exclude_function, name) ||
+	    patterns_match_name(&o->exclude_function, asmname))
 		return 0;
 	if (o->include_function.nr)
 		return patterns_match_name(&o->include_function, name) ||

@@ -49,7 +49,8 @@ extern "C" __attribute__((visibility("default"))) int spy_passes_init(struct plu
 
 	spy_options_init(&spy_opts);
 	for (int i = 0; i < info->argc; i++) {
-		if (spy_options_set(&spy_opts, info->argv[i].key, info->argv[i].value, err, sizeof(err)) < 0) {
+		if (spy_options_set(&spy_opts, info->argv[i].key, info->argv[i].value, err, sizeof(err)) <
+		    0) {
 			error("spyinstr: %s", err);
 			return 1;
 		}

@@ -31,7 +31,8 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 	void *passes;
 
 	if (!plugin_default_version_check(version, &gcc_version)) {
-		snprintf(msg, sizeof(msg), "built for GCC %s (%s), loaded into GCC %s (%s)%s: rebuild it with this compiler",
+		snprintf(msg, sizeof(msg),
+			 "built for GCC %s (%s), loaded into GCC %s (%s)%s: rebuild it with this compiler",
 			 gcc_version.basever, gcc_version.datestamp, version->basever, version->datestamp,
 			 strcmp(gcc_version.basever, version->basever) ? "" : ", a different build");
 		return spy_fail(msg);

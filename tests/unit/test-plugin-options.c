@@ -104,7 +104,7 @@ static void test_want(void **state)
 	assert_int_equal(set(&o, "exclude-file", "/vendor/", err), 0);
 	assert_false(spy_options_want(&o, "skipme", "skipme", "a.c"));
 	assert_false(spy_options_want(&o, "skip.constprop", "skip.constprop.0", "a.c")); /* clone */
-	assert_false(spy_options_want(&o, "bar", "_ZN3Foo3barEv", "a.cc"));           /* by mangled name */
+	assert_false(spy_options_want(&o, "bar", "_ZN3Foo3barEv", "a.cc"));              /* by mangled name */
 	assert_false(spy_options_want(&o, "f", "f", "src/vendor/z.c"));
 	assert_true(spy_options_want(&o, "f", "f", "src/vendors.c"));
 	assert_true(spy_options_want(&o, "bar", "_ZN3Baz3barEv", "a.cc"));
@@ -121,8 +121,9 @@ static void test_want(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults), cmocka_unit_test(test_modes), cmocka_unit_test(test_unknown_key),
-		cmocka_unit_test(test_lists),    cmocka_unit_test(test_want),
+		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_want),
 	};
 
 	return cmocka_run_group_tests_name("plugin-options", tests, NULL, NULL);
