@@ -1,0 +1,47 @@
+#!/bin/bash
+# t007: -fplugin-arg-spyinstr-mode=count inserts only the counter: counts stay exact and no
+# entry or exit hook ever runs (and the record's HOOKS flag is clear); mode=arcs inserts the same
+# code as time (hooks, record flag set), and the unit tag carries the mode.
+. "$(dirname "$0")/lib.sh"
+need_plugin
+setup_workdir
+
+# no_hook_symbols PROG: the program does not reference the hooks at all
+no_hook_symbols() {
+	if nm -u "$1" | grep -E '__spy_(enter|exit)'; then
+		echo "mode count binary references the hooks"
+		return 1
+	fi
+	nm -u "$1" | grep -q __spy_counts_slow || { echo "no reference to __spy_counts_slow"; return 1; }
+}
+
+# flags_are TRACE BIT: every record's flags has HOOKS (bit 0) set (1) or clear (0)
+flags_are() {
+	awk -v want="$2" '$1 == "func" { for (i = 3; i <= NF; i++) if ($i ~ /^flags=/) {
+		f = substr($i, 7) % 2; if (f != want) { print "flags of " $2 ": " $i; bad = 1 } } }
+		END { exit bad }' "$1"
+}
+
+count_samples="calls recursion tailcall longjmp exceptions inline openmp"
+tap_plan $((2 * $(wc -w <<<"$count_samples") + 2 + 4))
+for s in $count_samples; do
+	for lv in O0 O2; do
+		check "$s -$lv mode=count" eval \
+			'check_sample "$s" "$lv" count && no_hook_symbols "$T/$s-$lv-count" && flags_are "$T/$s-$lv-count.trace" 0'
+	done
+done
+for lv in O0 O2; do
+	check "calls -$lv mode=arcs" eval 'check_sample calls "$lv" arcs && flags_are "$T/calls-$lv-arcs.trace" 1'
+done
+check "exceptions -O2 mode=arcs" check_sample exceptions O2 arcs
+check "longjmp -O2 mode=arcs" check_sample longjmp O2 arcs
+# Without a mode argument the plugin inserts everything (mode time, the default).
+default_mode() {
+	build_sample calls O2 "$T/calls-default" && run_sample calls "$T/calls-default" "$T/calls-default.trace" &&
+		trace_compare "$SAMPLES/calls.expect" "$T/calls-default.trace" O2 time
+}
+check "calls -O2 without mode= is mode time" default_mode
+check "mode=count leaves the tail calls as jumps" eval \
+	'build_sample tailcall O2 "$T/tc-count" -fplugin-arg-spyinstr-mode=count &&
+	 objdump -d --no-show-raw-insn "$T/tc-count" | awk "/^[0-9a-f]+ <to_leaf>:/,/^\$/" | grep -E "jmp +[0-9a-f]+ <leaf>"'
+tap_done

@@ -1,0 +1,67 @@
+#!/bin/bash
+# t009: the exit hook goes before a tail call and the call stays a jump. objdump must show each
+# tail call of samples/tailcall.c as a jmp to its callee, and the 10 000 000-deep mutual tail
+# recursion must run in an 8 MiB stack with every enter matched by an exit.
+. "$(dirname "$0")/lib.sh"
+need_plugin
+setup_workdir
+
+DEPTH=10000000
+
+# tail_jumps PROG: to_leaf jumps to leaf, ping to pong, pong to ping (and never calls them)
+tail_jumps() {
+	local dis=$1.dis fn callee body rc=0
+	objdump -d --no-show-raw-insn "$1" >"$dis" || return 1
+	for pair in to_leaf:leaf ping:pong pong:ping; do
+		fn=${pair%%:*} callee=${pair#*:}
+		body=$(awk -v f="<$fn>:" '$2 == f { p = 1; next } p && NF == 0 { exit } p' "$dis")
+		[ -n "$body" ] || { echo "no $fn in the disassembly"; rc=1; continue; }
+		if ! grep -qE "jmp +[0-9a-f]+ <$callee>" <<<"$body" || grep -qE "call +[0-9a-f]+ <$callee>" <<<"$body"; then
+			echo "$fn does not end in a jump to $callee:"
+			echo "$body"
+			rc=1
+		fi
+		grep -qE 'call .*<__spy_exit' <<<"$body" || { echo "$fn has no exit hook"; echo "$body"; rc=1; }
+	done
+	return $rc
+}
+
+deep_run() {
+	local prog=$1 mode=$2 tr=$1.deep.trace half=$((DEPTH / 2))
+	(ulimit -s 8192 && run_traced "$prog" "$tr" $DEPTH) || return 1
+	cat >"$prog.deep.expect" <<EOT
+func main 1
+func ping $((half + 1))
+func pong $half
+func to_leaf 10
+func leaf 10
+arc <spontaneous> main 1
+arc main to_leaf 10
+arc main leaf 10
+arc main ping $((half + 1))
+arc main pong $half
+EOT
+	trace_compare "$prog.deep.expect" "$tr" O2 "$mode"
+}
+
+levels="O2 O3 Os"
+tap_plan $((2 * 3 + 2))
+for lv in $levels; do
+	prog=$T/tailcall-$lv
+	if ! build_sample tailcall "$lv" "$prog" -fplugin-arg-spyinstr-mode=time >"$T/build.log" 2>&1; then
+		not_ok "tailcall -$lv builds"; diag <"$T/build.log"; not_ok "tailcall -$lv (not built)"
+		continue
+	fi
+	check "tailcall -$lv: the tail calls are jumps, after the exit hook" tail_jumps "$prog"
+	check "tailcall -$lv: depth $DEPTH in an 8 MiB stack, exact" deep_run "$prog" time
+done
+# Sanity of the check itself: with sibling calls off the same recursion does not fit.
+prog=$T/tailcall-nosib
+if build_sample tailcall O2 "$prog" -fno-optimize-sibling-calls >"$T/build.log" 2>&1; then
+	check "-fno-optimize-sibling-calls: objdump check sees calls" eval '! tail_jumps "$prog" >/dev/null'
+	check "-fno-optimize-sibling-calls: depth $DEPTH overflows 8 MiB" eval \
+		'! (ulimit -s 8192 && SPYTRACE_OUT=$T/nosib.trace "$prog" $DEPTH >/dev/null 2>&1)'
+else
+	not_ok "tailcall -fno-optimize-sibling-calls builds"; not_ok "(not built)"
+fi
+tap_done
