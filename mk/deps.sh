@@ -11,6 +11,8 @@ major=$("${CC:-gcc}" -dumpversion 2>/dev/null | cut -d. -f1) || major=
 case $major in '' | *[!0-9]*) major=12 ;; esac
 
 pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libcmocka-dev libgomp1"
+# Tests only: another GCC build to load the plugin into (t012 checks it refuses clearly).
+[ "$major" = 11 ] || pkgs="$pkgs gcc-11"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"
