@@ -157,6 +157,21 @@ static bool spy_want(function *fun)
 
 /* ---- Pass A ---------------------------------------------------------- */
 
+static tree spy_find_return(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *)
+{
+	/* A found return stops the walk: it counts as handled. */
+	*handled = gimple_code(gsi_stmt(*gsi)) == GIMPLE_RETURN;
+	return *handled ? integer_one_node : NULL_TREE;
+}
+
+static bool spy_seq_has_return(gimple_seq seq)
+{
+	struct walk_stmt_info wi;
+
+	memset(&wi, 0, sizeof(wi));
+	return walk_gimple_seq(seq, spy_find_return, NULL, &wi) != NULL;
+}
+
 static unsigned int spy_wrap_execute(function *fun)
 {
 	gimple_seq body = gimple_body(fun->decl);
@@ -169,6 +184,12 @@ static unsigned int spy_wrap_execute(function *fun)
 		return 0;
 	bind = dyn_cast<gbind *>(gimple_seq_first_stmt(body));
 	if (!bind || !gimple_bind_body(bind))
+		return 0;
+	/* EH lowering appends the cleanup's fall-through label to a body
+	 * that never returns (ending in a noreturn call or an endless loop)
+	 * and then fails its own check that the body cannot fall through.
+	 * Such frames are popped by the runtime from the stack pointer. */
+	if (!gimple_seq_may_fallthru(gimple_bind_body(bind)) && !spy_seq_has_return(gimple_bind_body(bind)))
 		return 0;
 	marker = gimple_build_call(spy_marker_decl, 0);
 	gimple_set_location(marker, DECL_SOURCE_LOCATION(fun->decl));
@@ -190,9 +211,13 @@ class spy_wrap_pass : public gimple_opt_pass {
 	spy_wrap_pass(gcc::context *ctxt) : gimple_opt_pass(spy_wrap_data, ctxt)
 	{
 	}
+	/* Only where the front end makes a cleanup re-raise the exception
+	 * (C++). In C with -fexceptions a cleanup falls through into the
+	 * normal path, which would swallow the exception; C frames that an
+	 * exception unwinds are popped by the runtime from the stack pointer. */
 	bool gate(function *) final override
 	{
-		return flag_exceptions;
+		return flag_exceptions && lang_hooks.eh_protect_cleanup_actions;
 	}
 	unsigned int execute(function *fun) final override
 	{
@@ -275,6 +300,40 @@ static bool spy_fix_markers(function *fun, bool hooks)
 	return changed;
 }
 
+/* Whether expand will turn a call the tail-call pass marked into a jump: on
+ * x86-64 only when every argument goes in registers and the result does not
+ * come back in memory. A hook before a marked call that stays a call would pop
+ * the frame while it still runs, so doubtful calls lose the mark instead. */
+static bool spy_sibcall_sure(gcall *call)
+{
+	tree fntype = gimple_call_fntype(call);
+	unsigned ints = 0, sses = 0;
+
+	if (!fntype || stdarg_p(fntype) || aggregate_value_p(TREE_TYPE(fntype), fntype))
+		return false;
+	for (unsigned i = 0; i < gimple_call_num_args(call); i++) {
+		tree type = TREE_TYPE(gimple_call_arg(call, i));
+		HOST_WIDE_INT size = int_size_in_bytes(type);
+
+		if (AGGREGATE_TYPE_P(type) || TREE_CODE(type) == COMPLEX_TYPE) {
+			if (TREE_ADDRESSABLE(type)) {
+				ints++; /* passed by invisible reference */
+				continue;
+			}
+			if (size <= 0 || size > 16)
+				return false;
+			ints += (size + 7) / 8; /* counted as integer words: never too few */
+		} else if (FLOAT_TYPE_P(type) || VECTOR_TYPE_P(type)) {
+			if (size > 16)
+				return false;
+			sses++;
+		} else {
+			ints += size > 8 ? 2 : 1;
+		}
+	}
+	return ints <= 6 && sses <= 8;
+}
+
 enum spy_scan {
 	SPY_SCAN_EMPTY,
 	SPY_SCAN_REAL,
@@ -300,12 +359,50 @@ static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
 		     is_gimple_min_invariant(gimple_assign_rhs1(stmt))))
 			continue;
 		if (is_gimple_call(stmt) && gimple_call_tail_p(as_a<gcall *>(stmt))) {
+			if (!spy_sibcall_sure(as_a<gcall *>(stmt))) {
+				gimple_call_set_tail(as_a<gcall *>(stmt), false);
+				return SPY_SCAN_REAL;
+			}
 			*call = stmt;
 			return SPY_SCAN_TAIL;
 		}
 		return SPY_SCAN_REAL;
 	}
 	return SPY_SCAN_EMPTY;
+}
+
+/* The paths into bb, which does nothing before its end: the tail calls that
+ * end some of them, and the edges of the others. The tail-call pass looks
+ * through such blocks (a clobber at the end of a scope, a merge of results),
+ * and so must we. */
+static void spy_collect_paths(function *fun, basic_block bb, int depth, hash_set<basic_block> *seen,
+			      auto_vec<gimple *> *tails, auto_vec<edge> *plain)
+{
+	edge e;
+	edge_iterator ei;
+
+	FOR_EACH_EDGE(e, ei, bb->preds) {
+		gimple *call = NULL;
+
+		if (e->src == ENTRY_BLOCK_PTR_FOR_FN(fun) || !single_succ_p(e->src) || seen->add(e->src)) {
+			plain->safe_push(e);
+			continue;
+		}
+		switch (spy_scan_back(e->src, NULL, &call)) {
+		case SPY_SCAN_TAIL:
+			tails->safe_push(call);
+			break;
+		case SPY_SCAN_EMPTY:
+			if (depth < 8) {
+				spy_collect_paths(fun, e->src, depth + 1, seen, tails, plain);
+				break;
+			}
+			/* fall through */
+		case SPY_SCAN_REAL:
+			plain->safe_push(e);
+			break;
+		}
+	}
 }
 
 /* The exit hook before the return ret, or before the tail calls that make the
@@ -320,8 +417,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 	gimple *call = NULL;
 	auto_vec<edge> plain;
 	auto_vec<gimple *> tails;
-	edge e;
-	edge_iterator ei;
+	hash_set<basic_block> seen;
 
 	switch (spy_scan_back(bb, ret, &call)) {
 	case SPY_SCAN_TAIL:
@@ -331,16 +427,8 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 	case SPY_SCAN_REAL:
 		break;
 	case SPY_SCAN_EMPTY:
-		/* The tail-call pass also looks through an empty return
-		 * block into its predecessors. */
-		FOR_EACH_EDGE(e, ei, bb->preds) {
-			call = NULL;
-			if (e->src != ENTRY_BLOCK_PTR_FOR_FN(fun) && single_succ_p(e->src) &&
-			    spy_scan_back(e->src, NULL, &call) == SPY_SCAN_TAIL)
-				tails.safe_push(call);
-			else
-				plain.safe_push(e);
-		}
+		seen.add(bb);
+		spy_collect_paths(fun, bb, 0, &seen, &tails, &plain);
 		if (tails.is_empty())
 			break;
 		for (gimple *t : tails) {
@@ -526,14 +614,16 @@ static void spy_emit_record(function *fun, tree slot, unsigned flags)
 	fprintf(f, "\n\t.quad\t.Lspy_name%u\n\t.quad\t.Lspy_file%u\n\t.quad\t", n, n);
 	assemble_name(f, IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(slot)));
 	fprintf(f, "\n\t.long\t%d\n\t.long\t%u\n\t.quad\t0\n", DECL_SOURCE_LINE(fn), flags);
+	/* Mergeable: the file name is the same for most records of a unit. */
 	if (group)
-		fprintf(f, "\t.section .rodata.spy_str,\"aG\",@progbits,%s,comdat\n", group);
+		fprintf(f, "\t.section .rodata.spy_str,\"aMSG\",@progbits,1,%s,comdat\n", group);
 	else
-		fputs("\t.section .rodata.spy_str,\"a\"\n", f);
+		fputs("\t.section .rodata.spy_str,\"aMS\",@progbits,1\n", f);
 	fprintf(f, ".Lspy_name%u:\n\t.string\t", n);
 	spy_output_string(f, spy_asm_name(fn));
 	fprintf(f, "\n.Lspy_file%u:\n\t.string\t", n);
-	spy_output_string(f, DECL_SOURCE_FILE(fn) ? DECL_SOURCE_FILE(fn) : "");
+	/* As __FILE__ would be: -ffile-prefix-map keeps build paths out. */
+	spy_output_string(f, DECL_SOURCE_FILE(fn) ? remap_macro_filename(DECL_SOURCE_FILE(fn)) : "");
 	fputs("\n\t.popsection\n", f);
 }
 

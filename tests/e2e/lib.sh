@@ -17,7 +17,8 @@
 #   present NAME         a function of exactly that name must appear (a clone, say)
 #   sources F...         the sample's files (default NAME.c or NAME.cc)
 #   cflags F...          extra compile flags;  env K=V  run environment;  args A...  run arguments
-#   @O2,O3,Os LINE       LINE holds only at those levels (O0 O1 O2 O3 Os)
+#   @O2,O3,Os LINE       LINE holds only at those levels (O0 O1 O2 O3 Os); O2-nosan or O2-san:
+#                        at that level only without (with) the sanitizers of SAN=
 
 : "${SPY_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${SPY_BUILD:=$SPY_SRC/build}"
@@ -174,7 +175,7 @@ run_sample() {
 # trace_compare EXPECT TRACE LEVEL MODE: print every difference between the trace and the
 # facts of EXPECT at LEVEL for plugin mode MODE (count|arcs|time); fail if there is one.
 trace_compare() {
-	awk -v level="$3" -v mode="$4" "$TRACE_AWK" "$1" "$2"
+	awk -v level="$3" -v mode="$4" -v san="${SPY_SAN_FLAGS:+1}" "$TRACE_AWK" "$1" "$2"
 }
 
 # check_sample NAME LEVEL MODE [FLAG...]: build, run and compare; the body of one test.
@@ -217,7 +218,8 @@ FNR == NR {
 	if (NF == 0)
 		next
 	if ($1 ~ /^@/) {
-		if (index("," substr($1, 2) ",", "," level ",") == 0)
+		if (index("," substr($1, 2) ",", "," level ",") == 0 &&
+		    index("," substr($1, 2) ",", "," level (san ? "-san" : "-nosan") ",") == 0)
 			next
 		sub(/^[ \t]*@[^ \t]+[ \t]+/, "")
 	}

@@ -245,7 +245,13 @@ static struct module *module_of(uintptr_t pc)
 /* Under lock: which function the call site lies in, by the greatest record address <= site. */
 static int verdict_of(uint32_t caller, uintptr_t site, uint32_t *expected)
 {
-	struct module *m = module_of(site);
+	struct module *m;
+
+	/* The return address follows the call: a call that is its function's last
+	 * instruction (to a noreturn function) returns to the next function's first
+	 * byte. The call itself is the byte before. */
+	site--;
+	m = module_of(site);
 	*expected = 0;
 	if (!m)
 		return V_PENDING;
