@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a record layout or a hook's meaning changes. */
-#define SPY_ABI_VERSION 1
+#define SPY_ABI_VERSION 2
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
@@ -65,6 +65,10 @@ struct spy_func {
 /* The hooks (modes arcs and time). self is &fn, call_site is
  * __builtin_return_address(0) of the instrumented function, as mcount gets. */
 #define SPY_ENTER_SYMBOL "__spy_enter"
+/* int, defined by the runtime: each hook call is guarded by "if (__spy_hooks)".
+ * The runtime clears it for SPYRT_MODE=count and while off; a hook must then
+ * tolerate an exit without its entry, and an entry never exited. */
+#define SPY_HOOKS_SYMBOL "__spy_hooks"
 #define SPY_EXIT_SYMBOL "__spy_exit"
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"
 #define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
@@ -74,6 +78,7 @@ struct spy_func {
 extern "C" {
 #endif
 extern __thread uint64_t *__spy_counts __attribute__((tls_model("initial-exec")));
+extern int __spy_hooks;
 /* This thread's slab, made on the thread's first count; never NULL. */
 uint64_t *__spy_counts_slow(void);
 void __spy_enter(void *self, void *call_site);

@@ -24,6 +24,7 @@ static tree spy_register_decl;
 static tree spy_unregister_decl;
 static tree spy_start_decl;
 static tree spy_stop_decl;
+static tree spy_hooks_decl;
 
 const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_enter_decl, 1, sizeof(spy_enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -35,6 +36,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_start_decl, 1, sizeof(spy_start_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_stop_decl, 1, sizeof(spy_stop_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_hooks_decl, 1, sizeof(spy_hooks_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	LAST_GGC_ROOT_TAB
 };
 
@@ -93,6 +95,12 @@ void spy_build_decls(void)
 	TREE_PUBLIC(spy_counts_decl) = 1;
 	DECL_ARTIFICIAL(spy_counts_decl) = 1;
 	set_decl_tls_model(spy_counts_decl, TLS_MODEL_INITIAL_EXEC);
+
+	spy_hooks_decl =
+		build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(SPY_HOOKS_SYMBOL), integer_type_node);
+	DECL_EXTERNAL(spy_hooks_decl) = 1;
+	TREE_PUBLIC(spy_hooks_decl) = 1;
+	DECL_ARTIFICIAL(spy_hooks_decl) = 1;
 
 	spy_start_decl = spy_linker_symbol(SPY_START_SYMBOL);
 	spy_stop_decl = spy_linker_symbol(SPY_STOP_SYMBOL);
@@ -251,6 +259,40 @@ static gcall *spy_exit_call(tree fn, location_t loc)
 	return call;
 }
 
+/* Insert "if (__spy_hooks) HOOK;" before stmt, or at the end of bb (which
+ * must end without a control statement) when stmt is NULL. The runtime clears
+ * the flag in count mode and while it is off, so a build with hooks costs
+ * little more than one without; it then sees exits without entries (and the
+ * reverse when the flag changes) and must tolerate them. */
+static void spy_insert_guarded(basic_block bb, gimple *stmt, gimple *hook)
+{
+	tree flag = make_ssa_name(integer_type_node);
+	gassign *load = gimple_build_assign(flag, spy_hooks_decl);
+	gcond *cond = gimple_build_cond(NE_EXPR, flag, integer_zero_node, NULL_TREE, NULL_TREE);
+	gimple_stmt_iterator gsi;
+	basic_block hook_bb;
+	edge on, off;
+
+	if (stmt) {
+		gsi = gsi_for_stmt(stmt);
+		gsi_insert_before(&gsi, load, GSI_SAME_STMT);
+		gsi_insert_before(&gsi, cond, GSI_SAME_STMT);
+	} else {
+		gsi = gsi_last_bb(bb);
+		gsi_insert_after(&gsi, load, GSI_NEW_STMT);
+		gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+	}
+	hook_bb = split_edge(split_block(bb, cond));
+	on = single_pred_edge(hook_bb);
+	on->flags = (on->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
+	on->probability = profile_probability::likely();
+	off = make_edge(bb, single_succ(hook_bb), EDGE_FALSE_VALUE);
+	off->probability = on->probability.invert();
+	hook_bb->count = bb->count.apply_probability(on->probability);
+	gsi = gsi_start_bb(hook_bb);
+	gsi_insert_after(&gsi, hook, GSI_NEW_STMT);
+}
+
 static bool spy_is_marker(gimple *stmt)
 {
 	tree decl;
@@ -274,30 +316,29 @@ static bool spy_marker_inlined(gimple *stmt)
 /* Replace the function's own markers by exit hooks and drop the rest. */
 static bool spy_fix_markers(function *fun, bool hooks)
 {
-	bool changed = false;
+	auto_vec<gimple *> markers;
 	basic_block bb;
 
-	FOR_EACH_BB_FN(bb, fun) {
-		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
-			gimple *stmt = gsi_stmt(gsi);
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (spy_is_marker(gsi_stmt(gsi)))
+				markers.safe_push(gsi_stmt(gsi));
+	/* Guarding splits blocks: not while walking them. */
+	for (gimple *stmt : markers) {
+		gimple_stmt_iterator gsi;
 
-			if (!spy_is_marker(stmt)) {
-				gsi_next(&gsi);
-				continue;
-			}
-			changed = true;
-			if (hooks && !spy_marker_inlined(stmt)) {
-				gcall *call = spy_exit_call(fun->decl, gimple_location(stmt));
+		if (hooks && !spy_marker_inlined(stmt)) {
+			gcall *call = spy_exit_call(fun->decl, gimple_location(stmt));
 
-				gimple_set_block(call, gimple_block(stmt));
-				gsi_insert_before(&gsi, call, GSI_SAME_STMT);
-			}
-			unlink_stmt_vdef(stmt);
-			gsi_remove(&gsi, true);
-			release_defs(stmt);
+			gimple_set_block(call, gimple_block(stmt));
+			spy_insert_guarded(gimple_bb(stmt), stmt, call);
 		}
+		gsi = gsi_for_stmt(stmt);
+		unlink_stmt_vdef(stmt);
+		gsi_remove(&gsi, true);
+		release_defs(stmt);
 	}
-	return changed;
+	return !markers.is_empty();
 }
 
 /* Whether expand will turn a call the tail-call pass marked into a jump: on
@@ -413,7 +454,6 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 {
 	tree fn = fun->decl;
 	location_t loc = gimple_location(ret);
-	gimple_stmt_iterator gsi;
 	gimple *call = NULL;
 	auto_vec<edge> plain;
 	auto_vec<gimple *> tails;
@@ -421,8 +461,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 
 	switch (spy_scan_back(bb, ret, &call)) {
 	case SPY_SCAN_TAIL:
-		gsi = gsi_for_stmt(call);
-		gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
+		spy_insert_guarded(gimple_bb(call), call, spy_exit_call(fn, loc));
 		return;
 	case SPY_SCAN_REAL:
 		break;
@@ -431,16 +470,13 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 		spy_collect_paths(fun, bb, 0, &seen, &tails, &plain);
 		if (tails.is_empty())
 			break;
-		for (gimple *t : tails) {
-			gsi = gsi_for_stmt(t);
-			gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
-		}
+		for (gimple *t : tails)
+			spy_insert_guarded(gimple_bb(t), t, spy_exit_call(fn, loc));
 		for (edge p : plain)
-			gsi_insert_on_edge_immediate(p, spy_exit_call(fn, loc));
+			spy_insert_guarded(split_edge(p), NULL, spy_exit_call(fn, loc));
 		return;
 	}
-	gsi = gsi_for_stmt(ret);
-	gsi_insert_before(&gsi, spy_exit_call(fn, loc), GSI_SAME_STMT);
+	spy_insert_guarded(bb, ret, spy_exit_call(fn, loc));
 }
 
 static void spy_insert_exits(function *fun)
@@ -557,17 +593,19 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	inc = spy_assign(&seq, u64, PLUS_EXPR, old, build_int_cst(u64, 1));
 	gimple_seq_add_stmt(
 		&seq, gimple_build_assign(build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)), inc));
+	gsi = gsi_start_bb(join_bb);
+	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 	if (hooks) {
 		tree ra = make_ssa_name(ptr_type_node);
 		gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1,
 						integer_zero_node);
+		gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
 
 		gimple_call_set_lhs(call, ra);
-		gimple_seq_add_stmt(&seq, call);
-		gimple_seq_add_stmt(&seq, gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra));
+		gsi = gsi_last_bb(join_bb);
+		gsi_insert_after(&gsi, call, GSI_NEW_STMT);
+		spy_insert_guarded(join_bb, NULL, enter);
 	}
-	gsi = gsi_start_bb(join_bb);
-	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
 }
 
 /* A string for the assembler's .string directive. */

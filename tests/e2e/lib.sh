@@ -28,6 +28,8 @@
 : "${CXX:=g++}"
 : "${SPY_SAN_FLAGS:=}"
 SAMPLES=$SPY_SRC/samples
+# The ABI version the plugin and the tracing library were built with.
+SPY_ABI=$(sed -n 's/^#define SPY_ABI_VERSION \([0-9]*\).*/\1/p' "$SPY_SRC/common/spy-abi.h")
 # shellcheck disable=SC2034
 OPT_LEVELS="O0 O1 O2 O3 Os"
 
@@ -175,7 +177,7 @@ run_sample() {
 # trace_compare EXPECT TRACE LEVEL MODE: print every difference between the trace and the
 # facts of EXPECT at LEVEL for plugin mode MODE (count|arcs|time); fail if there is one.
 trace_compare() {
-	awk -v level="$3" -v mode="$4" -v san="${SPY_SAN_FLAGS:+1}" "$TRACE_AWK" "$1" "$2"
+	awk -v level="$3" -v mode="$4" -v abi="$SPY_ABI" -v san="${SPY_SAN_FLAGS:+1}" "$TRACE_AWK" "$1" "$2"
 }
 
 # check_sample NAME LEVEL MODE [FLAG...]: build, run and compare; the body of one test.
@@ -209,7 +211,7 @@ function field(key,   i, kv) {
 	return -1
 }
 BEGIN {
-	hooks = mode != "count"
+	hooks = mode != "count" && mode != "hooksoff" # hooksoff: a time build run with __spy_hooks clear
 	wantmode = mode == "count" ? 0 : mode == "arcs" ? 1 : 2
 	erepaired = 0; eopen = 0
 }
@@ -257,7 +259,7 @@ $1 == "module" {
 	nmods++
 	if (field("mode") != wantmode)
 		bad("module " $2 " registered with mode " field("mode") ", want " wantmode)
-	if (field("abi") != 1)
+	if (field("abi") != abi)
 		bad("module " $2 ": abi " field("abi"))
 	next
 }

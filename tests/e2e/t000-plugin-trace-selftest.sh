@@ -68,7 +68,7 @@ for lv in O0 O2; do
 		"unmatched_exit 1" "slot0 1" "threads 3" "open 0" "duplicate_records 0" \
 		"callsite ok=$(sed -n 's/^callsite ok=\([0-9]*\) bad=1 .*/\1/p' "$tr") bad=1 foreign=$(
 			sed -n 's/^callsite .* foreign=//p' "$tr")" \
-		"module $T/fake-$lv nfuncs=11 regs=2 unregs=2 mode=2 abi=1"
+		"module $T/fake-$lv nfuncs=11 regs=2 unregs=2 mode=2 abi=$SPY_ABI"
 	check "fake -$lv: call sites agree with addr2line; report sorted" \
 		eval 'addr2line_ok "$tr" && sorted_ok "$tr" && grep -q "^callsite-bad <spontaneous> early expected=" "$tr"'
 done

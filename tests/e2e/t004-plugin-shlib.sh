@@ -23,9 +23,9 @@ build_shlib() {
 
 modules_ok() {
 	local d=$T/shlib-$1 tr=$T/shlib-$1/trace rc=0 want
-	for want in "module $d/main nfuncs=1 regs=1 unregs=1 mode=2 abi=1" \
-		"module $d/libshape.so nfuncs=2 regs=1 unregs=1 mode=2 abi=1" \
-		"module $d/plugin.so nfuncs=2 regs=1 unregs=1 mode=2 abi=1"; do
+	for want in "module $d/main nfuncs=1 regs=1 unregs=1 mode=2 abi=$SPY_ABI" \
+		"module $d/libshape.so nfuncs=2 regs=1 unregs=1 mode=2 abi=$SPY_ABI" \
+		"module $d/plugin.so nfuncs=2 regs=1 unregs=1 mode=2 abi=$SPY_ABI"; do
 		grep -qxF "$want" "$tr" || { echo "missing: $want"; rc=1; }
 	done
 	[ "$(grep -c '^module ' "$tr")" = 3 ] || { echo "want 3 modules"; rc=1; }

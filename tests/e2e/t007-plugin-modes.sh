@@ -23,7 +23,7 @@ flags_are() {
 }
 
 count_samples="calls recursion tailcall longjmp exceptions inline openmp"
-tap_plan $((2 * $(wc -w <<<"$count_samples") + 2 + 4))
+tap_plan $((2 * $(wc -w <<<"$count_samples") + 2 + 4 + 2))
 for s in $count_samples; do
 	for lv in O0 O2; do
 		check "$s -$lv mode=count" eval \
@@ -44,4 +44,13 @@ check "calls -O2 without mode= is mode time" default_mode
 check "mode=count leaves the tail calls as jumps" eval \
 	'build_sample tailcall O2 "$T/tc-count" -fplugin-arg-spyinstr-mode=count &&
 	 objdump -d --no-show-raw-insn "$T/tc-count" | awk "/^[0-9a-f]+ <to_leaf>:/,/^\$/" | grep -E "jmp +[0-9a-f]+ <leaf>"'
+# A time-mode build with the runtime's hook flag cleared (as SPYRT_MODE=count and spy_off() do):
+# the counters stay exact and no hook runs, on any path (returns, tail calls, exceptions).
+hooks_off() {
+	build_sample "$1" O2 "$T/$1-off" -fplugin-arg-spyinstr-mode=time &&
+		(export SPYTRACE_HOOKS=0; run_sample "$1" "$T/$1-off" "$T/$1-off.trace") &&
+		trace_compare "$SAMPLES/$1.expect" "$T/$1-off.trace" O2 hooksoff
+}
+check "calls -O2 mode=time with __spy_hooks clear: counts exact, no hook ran" hooks_off calls
+check "exceptions -O2 mode=time with __spy_hooks clear: counts exact, no hook ran" hooks_off exceptions
 tap_done
