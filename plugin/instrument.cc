@@ -165,21 +165,6 @@ static bool spy_want(function *fun)
 
 /* ---- Pass A ---------------------------------------------------------- */
 
-static tree spy_find_return(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *)
-{
-	/* A found return stops the walk: it counts as handled. */
-	*handled = gimple_code(gsi_stmt(*gsi)) == GIMPLE_RETURN;
-	return *handled ? integer_one_node : NULL_TREE;
-}
-
-static bool spy_seq_has_return(gimple_seq seq)
-{
-	struct walk_stmt_info wi;
-
-	memset(&wi, 0, sizeof(wi));
-	return walk_gimple_seq(seq, spy_find_return, NULL, &wi) != NULL;
-}
-
 static unsigned int spy_wrap_execute(function *fun)
 {
 	gimple_seq body = gimple_body(fun->decl);
@@ -192,12 +177,6 @@ static unsigned int spy_wrap_execute(function *fun)
 		return 0;
 	bind = dyn_cast<gbind *>(gimple_seq_first_stmt(body));
 	if (!bind || !gimple_bind_body(bind))
-		return 0;
-	/* EH lowering appends the cleanup's fall-through label to a body
-	 * that never returns (ending in a noreturn call or an endless loop)
-	 * and then fails its own check that the body cannot fall through.
-	 * Such frames are popped by the runtime from the stack pointer. */
-	if (!gimple_seq_may_fallthru(gimple_bind_body(bind)) && !spy_seq_has_return(gimple_bind_body(bind)))
 		return 0;
 	marker = gimple_build_call(spy_marker_decl, 0);
 	gimple_set_location(marker, DECL_SOURCE_LOCATION(fun->decl));
@@ -395,8 +374,11 @@ static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
 		if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
 		    gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT)
 			continue;
-		if (gimple_assign_single_p(stmt) && TREE_CODE(gimple_assign_lhs(stmt)) == SSA_NAME &&
-		    (TREE_CODE(gimple_assign_rhs1(stmt)) == SSA_NAME ||
+		/* Copies, also of a struct result into the returned variable:
+		 * the tail-call pass accepts them after a tail call, and expand
+		 * drops them with the return when the call becomes a jump. */
+		if (gimple_assign_single_p(stmt) && !gimple_has_volatile_ops(stmt) &&
+		    (TREE_CODE(gimple_assign_rhs1(stmt)) == SSA_NAME || DECL_P(gimple_assign_rhs1(stmt)) ||
 		     is_gimple_min_invariant(gimple_assign_rhs1(stmt))))
 			continue;
 		if (is_gimple_call(stmt) && gimple_call_tail_p(as_a<gcall *>(stmt))) {

@@ -14,11 +14,12 @@ one_record() {
 	[ "$n" = 1 ] || { echo "$n func lines for $2"; grep "^func $2 " "$1"; return 1; }
 }
 
-tap_plan $((3 * 5))
+tap_plan $((4 * 5))
 for lv in $OPT_LEVELS; do
 	check "exceptions -$lv" check_sample exceptions "$lv" time
 	check "exceptions -$lv: COMDAT shared_inline has one record" \
 		one_record "$T/exceptions-$lv-time.trace" _Z13shared_inlinei
 	check "cxxinit -$lv" check_sample cxxinit "$lv" time
+	check "throwonly -$lv" check_sample throwonly "$lv" time
 done
 tap_done
