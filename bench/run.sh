@@ -1,0 +1,123 @@
+#!/bin/bash
+# bench/run.sh: what instrumentation costs per call. Builds bench.c plain -O2, with -pg, with
+# -finstrument-functions (empty hooks), and with the spy plugin; runs every variant RUNS times,
+# interleaved, keeping each one's fastest run; prints slowdown and extra ns per call side by side with
+# the cost of one TSC read measured in the same run, then the memory figures of bench/mem.c, then the
+# goals (count <= 2x, arcs <= 4x, time <= 2 TSC reads + 5 ns per call) and whether they are met.
+#
+# usage: bench/run.sh [RUNS]      (default 5)
+# env:   SPY_BUILD (default build/), SPY_PLUGIN ($SPY_BUILD/spyinstr.so), SPY_RTLIB (the directory
+#        holding libspyrt.a and libspyrt.so, default $SPY_BUILD), CC (gcc), BENCH_KEEP=1 keeps the
+#        work directory. Exit status 1 when a goal is missed.
+set -eu
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(dirname "$here")
+build=${SPY_BUILD:-$src/build}
+plugin=${SPY_PLUGIN:-$build/spyinstr.so}
+rtlib=${SPY_RTLIB:-$build}
+CC=${CC:-gcc}
+runs=${1:-5}
+
+for f in "$plugin" "$rtlib/libspyrt.a" "$rtlib/libspyrt.so"; do
+	if [ ! -f "$f" ]; then
+		echo "bench: $f is missing (run make first, or set SPY_BUILD)" >&2
+		exit 2
+	fi
+done
+
+w=$(mktemp -d "${TMPDIR:-/tmp}/spy-bench.XXXXXX")
+if [ "${BENCH_KEEP:-}" = 1 ]; then
+	echo "work directory: $w"
+else
+	trap 'rm -rf "$w"' EXIT
+fi
+cd "$w"
+
+O=-O2
+# the runtime as a static library: the hooks are direct calls, as in a static link of a real program
+spy_static="$rtlib/libspyrt.a -lpthread -ldl -lz"
+spy_shared="-L$rtlib -lspyrt -Wl,-rpath,$rtlib"
+set -x
+$CC $O "$here/bench.c" -o plain
+$CC $O -pg "$here/bench.c" -o pg
+$CC $O -c "$here/cyg-hooks.c" -o cyg-hooks.o
+$CC $O -finstrument-functions "$here/bench.c" cyg-hooks.o -o finstr
+$CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=count "$here/bench.c" $spy_static -o spy-count
+$CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_static -o spy-hooks
+$CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_shared -o spy-hooks-so
+$CC $O -I"$src/runtime" -I"$src/common" "$here/mem.c" $spy_static -o mem
+{ set +x; } 2>/dev/null
+
+# name | environment | program
+variants=(
+	"plain -O2||./plain"
+	"gprof -pg||./pg"
+	"-finstrument-functions, empty hooks||./finstr"
+	"spy count|SPYRT_MODE=count|./spy-count"
+	"spy hooks inserted, SPYRT_MODE=count|SPYRT_MODE=count|./spy-hooks"
+	"spy arcs|SPYRT_MODE=arcs|./spy-hooks"
+	"spy time|SPYRT_MODE=time|./spy-hooks"
+	"spy time, libspyrt.so|SPYRT_MODE=time|./spy-hooks-so"
+)
+declare -A best rss
+best_tsc=
+best_tsc_cyc=
+for ((r = 0; r < runs; r++)); do
+	for v in "${variants[@]}"; do
+		IFS='|' read -r name envs prog <<<"$v"
+		# shellcheck disable=SC2086
+		out=$(env $envs SPYRT_OUT="$w/gmon.spy" "$prog")
+		ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out")
+		kb=$(sed -n 's/.*rss_kb=\([0-9]*\).*/\1/p' <<<"$out")
+		calls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' <<<"$out")
+		if [ -z "${best[$name]:-}" ] || [ "$ns" -lt "${best[$name]}" ]; then
+			best[$name]=$ns
+			rss[$name]=$kb
+		fi
+	done
+	out=$(./plain --tsc)
+	t=$(sed -n 's/.*tsc_ns=\([0-9.]*\).*/\1/p' <<<"$out")
+	c=$(sed -n 's/.*tsc_cycles=\([0-9.]*\).*/\1/p' <<<"$out")
+	if [ -z "$best_tsc" ] || awk -v a="$t" -v b="$best_tsc" 'BEGIN { exit !(a < b) }'; then
+		best_tsc=$t
+		best_tsc_cyc=$c
+	fi
+done
+
+base=${best["plain -O2"]}
+echo
+echo "bench.c: fib(32) + 20 M x step() -> $calls calls; fastest of $runs runs each; $(nproc) CPUs"
+echo "one TSC read: $best_tsc ns ($best_tsc_cyc cycles)"
+echo
+printf '%-40s %10s %9s %14s %10s\n' variant "time ms" slowdown "extra ns/call" "max RSS KiB"
+for v in "${variants[@]}"; do
+	IFS='|' read -r name _ _ <<<"$v"
+	awk -v n="$name" -v t="${best[$name]}" -v b="$base" -v c="$calls" -v kb="${rss[$name]}" \
+		'BEGIN { printf "%-40s %10.1f %8.2fx %14.2f %10d\n", n, t / 1e6, t / b, (t - b) / c, kb }'
+done
+
+echo
+echo "memory (bench/mem.c, runtime linked statically):"
+./mem | sed 's/^/  /'
+
+echo
+status=0
+goal() {
+	local what=$1 ok=$2
+	if [ "$ok" = 1 ]; then
+		echo "goal met:    $what"
+	else
+		echo "goal missed: $what"
+		status=1
+	fi
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+cnt=$(ratio "${best["spy count"]}" "$base")
+arcs=$(ratio "${best["spy arcs"]}" "$base")
+tx=$(awk -v t="${best["spy time"]}" -v b="$base" -v c="$calls" 'BEGIN { printf "%.2f", (t - b) / c }')
+tlim=$(awk -v s="$best_tsc" 'BEGIN { printf "%.2f", 2 * s + 5 }')
+goal "spy count ${cnt}x <= 2x" "$(awk -v r="$cnt" 'BEGIN { print (r <= 2) }')"
+goal "spy arcs ${arcs}x <= 4x" "$(awk -v r="$arcs" 'BEGIN { print (r <= 4) }')"
+goal "spy time +$tx ns/call <= 2 TSC reads + 5 ns = $tlim ns" "$(awk -v a="$tx" -v b="$tlim" 'BEGIN { print (a <= b) }')"
+exit $status

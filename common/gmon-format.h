@@ -1,0 +1,203 @@
+/* The spy profile file (gmon.out): its constants, its in-memory form, and the one encoder and decoder
+ * shared by the runtime (writer) and spinprof (reader). docs/FORMAT.md describes the bytes. */
+#ifndef GMON_FORMAT_H
+#define GMON_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * File header, 16 bytes: "gmon", the version word, the minor revision, and a CRC-32 of the first 12
+ * bytes. The version word reads "SPY\1" on disk; GNU gprof knows only versions 0 and 1, so it stops
+ * with "unsupported version" instead of misreading the file.
+ */
+#define GMON_MAGIC "gmon"
+#define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
+#define GMON_SPY_MINOR 0u
+#define GMON_FILE_HEADER_SIZE 16u
+#define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
+
+/* Record header, 16 bytes: u16 tag, u16 flags, u32 crc, u64 length of the stored payload. */
+#define GMON_RECORD_HEADER_SIZE 16u
+
+enum gmon_tag {
+	GMON_TAG_HEADER = 1,   /* run: once, first */
+	GMON_TAG_MODULE = 2,   /* one loaded object */
+	GMON_TAG_FUNCS = 3,    /* instrumented functions of one module */
+	GMON_TAG_THREAD = 4,   /* one thread: arcs, function times, counts */
+	GMON_TAG_COUNTERS = 5, /* named runtime counters */
+	GMON_TAG_END = 0x7fff, /* last: record count and file length */
+};
+
+enum gmon_record_flags {
+	GMON_REC_ZLIB = 1u << 0, /* payload: u64 raw length, then a zlib stream */
+};
+
+/* A record's payload is compressed when it is at least this long and zlib makes it shorter. */
+#define GMON_ZLIB_MIN 4096u
+
+/* Limits a reader enforces so that a lying length cannot make it allocate without bound. */
+#define GMON_STR_MAX (16u << 20)
+#define GMON_RAW_MAX ((uint64_t)4 << 30)
+
+enum gmon_header_flags {
+	GMON_HDR_TSC_INVARIANT = 1u << 0, /* CPUID says the TSC ticks at a constant rate */
+	GMON_HDR_FINAL = 1u << 1,         /* written at exit, not by spy_dump() */
+	GMON_HDR_FORKED = 1u << 2,        /* the process is a fork()ed child; the run began at fork */
+};
+
+enum gmon_module_flags {
+	GMON_MOD_MAIN = 1u << 0,         /* the executable */
+	GMON_MOD_INSTRUMENTED = 1u << 1, /* registered functions with the runtime */
+	GMON_MOD_CLOSED = 1u << 2,       /* dlclose()d before the file was written */
+	GMON_MOD_VDSO = 1u << 3,
+};
+
+enum gmon_thread_flags {
+	GMON_THREAD_MAIN = 1u << 0,   /* the process's first thread */
+	GMON_THREAD_EXITED = 1u << 1, /* ended before the file was written */
+};
+
+/* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
+ * (bucket 0 also holds 0 and 1); the last bucket holds everything longer. */
+#define GMON_HIST_BUCKETS 40
+
+struct gmon_header {
+	char *tool;         /* "spy 0.1" */
+	uint32_t abi;       /* SPY_ABI_VERSION of the runtime */
+	uint32_t pid, ppid; /* of the process that wrote the file */
+	uint32_t mode;      /* enum spy_mode the runtime recorded in */
+	uint32_t flags;     /* enum gmon_header_flags */
+	uint64_t start_ns;  /* CLOCK_REALTIME at start (or fork), ns */
+	uint64_t end_ns;    /* CLOCK_REALTIME when written */
+	uint64_t tsc_hz;    /* cycles per second of the time stamps */
+	/* The hooks' own cost, in thousandths of a cycle per call (an enter and its exit), measured at
+	 * start-up: hook_out lands in the caller's self time, hook_in in the callee's inclusive time. */
+	uint64_t hook_out_mcyc, hook_in_mcyc;
+	uint64_t tsc_read_mcyc; /* one time stamp read, thousandths of a cycle */
+	/* What was lost, summed over threads (never silently: the report prints these). */
+	uint64_t dropped_arcs;   /* arc updates dropped: tables at their limit */
+	uint64_t dropped_funcs;  /* function-time updates dropped */
+	uint64_t dropped_frames; /* calls not timed: shadow stack full */
+	uint64_t abandoned;      /* frames popped without an exit hook (longjmp, exceptions, exit) */
+	uint64_t unmatched;      /* exit hooks with no frame to match */
+	uint64_t slots_lost;     /* functions left without a counter slot (too many functions) */
+	uint64_t unregistered;   /* add-one counts of functions whose unit was not registered */
+	char *error;             /* the first problem the runtime met, "" if none */
+	uint32_t argc;
+	char **argv;
+};
+
+struct gmon_module {
+	uint32_t id;               /* referred to by gmon_funcs.module */
+	uint32_t flags;            /* enum gmon_module_flags */
+	uint64_t base;             /* load bias: runtime address = file address + base */
+	uint64_t text_lo, text_hi; /* runtime addresses of the executable segments, [lo, hi) */
+	char *path;
+	uint32_t build_id_len;
+	uint8_t *build_id;
+};
+
+struct gmon_func {
+	uint64_t addr;  /* runtime address of the body */
+	uint64_t count; /* add-one count, all threads */
+	uint32_t line;
+	uint32_t flags; /* enum spy_func_flags */
+	char *name;     /* assembler name */
+	char *file;
+};
+
+struct gmon_funcs {
+	uint32_t module;      /* gmon_module.id */
+	uint32_t plugin_mode; /* enum spy_mode the plugin compiled the unit with */
+	uint32_t nr;
+	struct gmon_func *funcs;
+};
+
+/*
+ * One arc: calls through one call site to one callee. caller is the function of the caller's
+ * frame on the shadow stack (0: none, the thread's first frame; 1: several, the call site is in
+ * code without hooks such as qsort). incl counts only calls whose callee was not already active
+ * on the thread (recursion counted once), so a callee's arcs sum to its inclusive time.
+ */
+#define GMON_CALLER_NONE 0u
+#define GMON_CALLER_MANY 1u
+
+struct gmon_arc {
+	uint64_t call_site, caller, callee;
+	uint64_t count, incl, self;
+};
+
+/* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
+ * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles. */
+struct gmon_fstat {
+	uint64_t addr;
+	uint64_t calls, incl, self, min, max;
+	uint64_t hist[GMON_HIST_BUCKETS];
+};
+
+struct gmon_count {
+	uint64_t addr; /* 0: functions whose unit was not registered yet */
+	uint64_t count;
+};
+
+struct gmon_thread {
+	uint32_t tid;
+	uint32_t flags; /* enum gmon_thread_flags */
+	uint64_t start_ns, end_ns;
+	char *name;
+	uint64_t dropped_arcs, dropped_funcs, dropped_frames, abandoned, unmatched;
+	uint64_t narcs, nfstats, ncounts;
+	struct gmon_arc *arcs;
+	struct gmon_fstat *fstats;
+	struct gmon_count *counts;
+};
+
+struct gmon_counter {
+	char *name;
+	uint64_t value;
+};
+
+/* A whole profile. Arrays are owned; gmon_profile_release() frees everything. */
+struct gmon_profile {
+	struct gmon_header hdr;
+	uint32_t nmodules, nfuncsets, nthreads, ncounters;
+	struct gmon_module *modules;
+	struct gmon_funcs *funcsets;
+	struct gmon_thread *threads;
+	struct gmon_counter *counters;
+};
+
+/* A zeroed profile. */
+void gmon_profile_init(struct gmon_profile *p);
+/* Free what p owns and zero it. */
+void gmon_profile_release(struct gmon_profile *p);
+
+/* Encode p into a malloc()ed buffer (*out, *len); zlib level 0 stores every record plain.
+ * Returns 0, or -1 when memory ran out. */
+int gmon_encode(const struct gmon_profile *p, int zlib_level, uint8_t **out, size_t *len);
+
+/* Decode buf into p (which is initialised here). On error returns -1, releases p and writes one
+ * line (what is wrong, and where) into err. */
+int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *err, size_t errsz);
+
+/* Read and decode a file; errors as gmon_decode, the message does not repeat the path. */
+int gmon_read_file(const char *path, struct gmon_profile *p, char *err, size_t errsz);
+
+/* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
+ * written, fsync()ed and renamed over path. On error returns -1 and the reason in err. */
+int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
+
+/* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with
+ * addresses named after the functions of the profile. */
+void gmon_dump(FILE *f, const struct gmon_profile *p);
+
+/* Names for enum spy_mode and enum gmon_tag values (never NULL). */
+const char *gmon_mode_name(uint32_t mode);
+const char *gmon_tag_name(uint32_t tag);
+
+/* CRC-32 (ISO-HDLC, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
+uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len);
+
+#endif

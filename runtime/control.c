@@ -1,0 +1,309 @@
+/* Start-up, the control word the hooks watch, the public API of spy.h (on, off, flush, enabled, dump),
+ * SPYRT_START/STOP, fork, and the end of the run: the final write and the Multics ready message. */
+#include "spyrt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+uint64_t spy_ctl;
+pthread_mutex_t spy_lock = PTHREAD_MUTEX_INITIALIZER;
+int spy_ready;
+uint32_t spy_mode = SPY_MODE_TIME;
+int spy_forked;
+uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
+uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_tsc_read_mcyc;
+uint64_t spy_start_addr, spy_stop_addr;
+char spy_first_error[256];
+
+/* SPYRT_START/STOP: recording while starts exceed stops */
+static uint64_t starts, stops;
+
+/*
+ * The add-one counters cannot be switched off (they are inline), so what spy_off() and spy_flush()
+ * take away is subtracted when writing: excl holds the counts to forget, off_base the totals at the
+ * last spy_off() (everything counted after it is forgotten too, while off).
+ */
+static uint64_t *excl, *off_base;
+static uint32_t excl_n, off_base_n;
+static int any_excluded;
+
+static pthread_once_t init_once_ctl = PTHREAD_ONCE_INIT;
+static int fini_done;
+
+void spy_note_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (spy_first_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(spy_first_error, sizeof(spy_first_error), fmt, ap);
+	va_end(ap);
+}
+
+/* Totals of every slot now, malloc'ed; *n gets the slot count. */
+static uint64_t *totals_now(uint32_t *n)
+{
+	uint64_t *t;
+
+	*n = spy_nslots;
+	t = malloc((size_t)*n * sizeof(*t));
+	if (t)
+		spy_counts_total(t, *n);
+	else
+		spy_note_error("out of memory: counts could not be excluded");
+	return t;
+}
+
+int spy_counts_recorded(uint64_t *out, uint32_t n)
+{
+	int off = !(spy_ctl & SPY_CTL_ON);
+
+	spy_counts_total(out, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = out[i];
+
+		if (off)
+			v = i < off_base_n ? off_base[i] : 0;
+		v -= i < excl_n ? excl[i] : 0;
+		out[i] = v;
+	}
+	return any_excluded || off;
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&spy_lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&spy_lock);
+}
+
+/* The child starts empty: its own run, from the fork on, written to its own file. */
+static void atfork_child(void)
+{
+	spy_forked = 1;
+	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
+	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
+	spy_thread_atfork_child();
+	memset(spy_graveyard, 0, (size_t)spy_nslots * sizeof(uint64_t));
+	free(excl);
+	excl = NULL;
+	excl_n = 0;
+	any_excluded = 0;
+	if (off_base)
+		memset(off_base, 0, (size_t)off_base_n * sizeof(uint64_t));
+	spy_first_error[0] = 0;
+	fini_done = 0;
+	pthread_mutex_unlock(&spy_lock);
+}
+
+static void init_once(void)
+{
+	uint64_t w = 0;
+
+	spy_env_load(&spy_cfg, environ);
+	spy_mode = spy_cfg.mode;
+	if (spy_mode == SPY_MODE_COUNT)
+		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
+	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
+	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
+	spy_thread_init();
+	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
+		spy_note_error("pthread_atfork failed: a forked child would not start empty");
+	/* calibrate while the word says on, so the scratch thread takes the fast path */
+	spy_ctl = SPY_CTL_ON;
+	spy_hooks_calibrate();
+	if (!spy_cfg.off)
+		w |= SPY_CTL_ON;
+	if (spy_cfg.start || spy_cfg.stop) {
+		w |= SPY_CTL_WATCH;
+		starts = spy_cfg.start ? 0 : 1; /* STOP alone: record until it is called */
+	}
+	if (spy_cfg.off)
+		off_base = totals_now(&off_base_n);
+	spy_ctl_set(w);
+	__atomic_store_n(&spy_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Also a constructor: a program whose instrumented code runs no constructor still starts the clock
+ * and validates its environment at start-up, not at the first call. */
+__attribute__((constructor(101))) void spy_init(void)
+{
+	pthread_once(&init_once_ctl, init_once);
+}
+
+/*
+ * A hook of a stale thread: clear stale, then read the word (a full fence between). spy_ctl_set()
+ * stores the word, then sets stale: whichever order the two threads' stores land in, either the word
+ * read here is the new one or stale ends up set again, so no change is missed.
+ */
+int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
+{
+	uint64_t w;
+	int rec;
+
+	__atomic_store_n(&t->stale, 0, __ATOMIC_SEQ_CST);
+	w = __atomic_load_n(&spy_ctl, __ATOMIC_SEQ_CST);
+	rec = (w & SPY_CTL_ON) != 0;
+	if (SPY_CTL_EPOCH(w) != t->epoch) {
+		/* spy_flush(): each thread empties its own tables, on its own next hook */
+		spy_thread_reset(t);
+		t->epoch = SPY_CTL_EPOCH(w);
+	}
+	if (w & SPY_CTL_WATCH) {
+		if (enter && self == spy_start_addr)
+			__atomic_fetch_add(&starts, 1, __ATOMIC_RELAXED);
+		if (enter && self == spy_stop_addr)
+			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED);
+		else if (!enter && !spy_cfg.stop && self == spy_start_addr)
+			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED); /* START alone: while it runs */
+		rec = rec &&
+		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+	}
+	/* off or watching: every hook must come back here */
+	if (!rec || (w & SPY_CTL_WATCH))
+		t->stale = 1;
+	return rec;
+}
+
+void spy_ctl_set(uint64_t w)
+{
+	__atomic_store_n(&spy_ctl, w, __ATOMIC_SEQ_CST);
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+}
+
+SPY_EXPORT void spy_on(void)
+{
+	spy_init();
+	pthread_mutex_lock(&spy_lock);
+	if (!(spy_ctl & SPY_CTL_ON)) {
+		uint32_t n;
+		uint64_t *now = totals_now(&n);
+
+		if (now && n > excl_n) {
+			uint64_t *e = realloc(excl, (size_t)n * sizeof(*e));
+
+			if (e) {
+				memset(e + excl_n, 0, (size_t)(n - excl_n) * sizeof(*e));
+				excl = e;
+				excl_n = n;
+			}
+		}
+		for (uint32_t i = 0; now && i < excl_n && i < n; i++)
+			excl[i] += now[i] - (i < off_base_n ? off_base[i] : 0);
+		free(now);
+		any_excluded = 1;
+		spy_ctl_set(spy_ctl | SPY_CTL_ON);
+	}
+	pthread_mutex_unlock(&spy_lock);
+}
+
+SPY_EXPORT void spy_off(void)
+{
+	spy_init();
+	pthread_mutex_lock(&spy_lock);
+	if (spy_ctl & SPY_CTL_ON) {
+		spy_ctl_set(spy_ctl & ~(uint64_t)SPY_CTL_ON);
+		free(off_base);
+		off_base = totals_now(&off_base_n);
+	}
+	pthread_mutex_unlock(&spy_lock);
+}
+
+SPY_EXPORT void spy_flush(void)
+{
+	uint32_t n;
+	uint64_t *now;
+
+	spy_init();
+	pthread_mutex_lock(&spy_lock);
+	now = totals_now(&n);
+	if (now) {
+		free(excl);
+		excl = now;
+		excl_n = n;
+		any_excluded = 1;
+		if (!(spy_ctl & SPY_CTL_ON)) {
+			free(off_base);
+			off_base = malloc((size_t)n * sizeof(*off_base));
+			off_base_n = off_base ? n : 0;
+			if (off_base)
+				memcpy(off_base, now, (size_t)n * sizeof(*off_base));
+		}
+	}
+	/* exited threads' arcs and times go now; live threads drop theirs at their next hook */
+	for (struct spy_thread *t = spy_threads; t; t = t->next)
+		if (t->state == SPY_THREAD_EXITED) {
+			free(t->data.arcs);
+			free(t->data.fstats);
+			t->data.arcs = NULL;
+			t->data.fstats = NULL;
+			t->data.narcs = t->data.nfstats = 0;
+			t->dropped_frames = t->abandoned = t->unmatched = 0;
+			t->arcs.dropped_arcs = t->arcs.dropped_funcs = 0;
+		}
+	spy_ctl_set(spy_ctl + (1ull << 8));
+	pthread_mutex_unlock(&spy_lock);
+}
+
+SPY_EXPORT int spy_enabled(void)
+{
+	uint64_t w;
+
+	spy_init();
+	w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
+	if (!(w & SPY_CTL_ON))
+		return 0;
+	if (w & SPY_CTL_WATCH)
+		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+	return 1;
+}
+
+SPY_EXPORT int spy_dump(const char *path)
+{
+	spy_init();
+	return spy_write(path, 0);
+}
+
+/* Multics' ready message: time of day, CPU seconds, page faults. */
+static void ready_message(void)
+{
+	struct rusage ru;
+	struct tm tm;
+	time_t now = time(NULL);
+	long cpu_ms;
+
+	if (getrusage(RUSAGE_SELF, &ru) || !localtime_r(&now, &tm))
+		return;
+	cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	spy_warn("r %02d:%02d:%02d %ld.%03ld cpu %ld faults (%ld major)", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
+}
+
+/* After the program's own destructors and atexit handlers (a shared library's destructors run
+ * after the executable's; in a static link, priority 101 runs after the default ones). */
+__attribute__((destructor(101))) static void spy_fini(void)
+{
+	if (!spy_ready || fini_done)
+		return;
+	fini_done = 1;
+	if (spy_cfg.start && !spy_start_addr)
+		spy_note_error("SPYRT_START=%s: no instrumented function has that name", spy_cfg.start);
+	else if (spy_cfg.stop && !spy_stop_addr)
+		spy_note_error("SPYRT_STOP=%s: no instrumented function has that name", spy_cfg.stop);
+	spy_write(NULL, 1);
+	if (spy_cfg.ready)
+		ready_message();
+}

@@ -1,0 +1,61 @@
+/* The add-one counters (Multics): each thread increments its own slab of 64-bit counters, indexed by
+ * the slot the registry gave the function, so counts are exact under threads without a locked
+ * instruction. A slab is reserved for every possible slot with MAP_NORESERVE: registering a module
+ * later (dlopen) never has to move it, and only the pages of counters in use cost memory. */
+#include "spyrt.h"
+
+#include <string.h>
+
+SPY_TLS uint64_t *__spy_counts;
+
+/* Counts made after a thread retired (by late destructors) and by threads that could not get a
+ * slab: shared, so rare races may lose one, but never a crash. In .bss: only touched pages cost. */
+static uint64_t graveyard[SPY_SLOTS_MAX];
+uint64_t *spy_graveyard = graveyard;
+
+uint64_t *spy_slab_new(void)
+{
+	return spy_map((size_t)SPY_SLOTS_MAX * sizeof(uint64_t));
+}
+
+void spy_slab_free(uint64_t *slab)
+{
+	if (slab != graveyard)
+		spy_unmap(slab, (size_t)SPY_SLOTS_MAX * sizeof(uint64_t));
+}
+
+SPY_EXPORT uint64_t *__spy_counts_slow(void)
+{
+	struct spy_thread *t = spy_thread_self();
+	uint64_t *c;
+
+	if (!t || t->state != SPY_THREAD_LIVE)
+		return __spy_counts = graveyard;
+	c = t->counts;
+	if (!c) {
+		c = spy_slab_new();
+		if (!c)
+			c = graveyard;
+		__atomic_store_n(&t->counts, c, __ATOMIC_RELEASE);
+	}
+	return __spy_counts = c;
+}
+
+void spy_counts_total(uint64_t *sum, uint32_t n)
+{
+	memset(sum, 0, (size_t)n * sizeof(*sum));
+	for (uint32_t i = 0; i < n; i++)
+		sum[i] = graveyard[i];
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		uint64_t *c = __atomic_load_n(&t->counts, __ATOMIC_ACQUIRE);
+
+		if (t->state == SPY_THREAD_LIVE && c && c != graveyard) {
+			for (uint32_t i = 0; i < n; i++)
+				sum[i] += c[i];
+		} else if (t->state == SPY_THREAD_EXITED) {
+			for (uint64_t i = 0; i < t->data.ncounts; i++)
+				if (t->data.counts[i].slot < n)
+					sum[t->data.counts[i].slot] += t->data.counts[i].count;
+		}
+	}
+}

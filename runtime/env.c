@@ -1,0 +1,203 @@
+/* The runtime's environment variables, read once at start-up. Every value is checked; a bad one costs
+ * one line on stderr naming the variable, the value and the default used instead, never the run. */
+#include "spyrt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct spy_config spy_cfg;
+
+void spy_warn(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write: the line stays whole among other threads' output */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+static const char *env_get(char **env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; env && *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+static int bool_var(char **env, const char *name, int def)
+{
+	const char *v = env_get(env, name);
+
+	if (!v)
+		return def;
+	if (!strcmp(v, "0") || !strcmp(v, "1"))
+		return *v == '1';
+	spy_warn("spy: %s='%s' is not 0 or 1; using %d", name, v, def);
+	return def;
+}
+
+static char *name_var(char **env, const char *name)
+{
+	const char *v = env_get(env, name);
+
+	if (!v)
+		return NULL;
+	if (!*v || strlen(v) > 1024 || strpbrk(v, " \t\n")) {
+		spy_warn("spy: %s='%s' is not a function name; ignored", name, v);
+		return NULL;
+	}
+	return strdup(v);
+}
+
+/* NULL when SPYRT_OUT is usable as a pattern, else why not. */
+static const char *out_problem(const char *v, int *has_pid)
+{
+	size_t n = strlen(v);
+
+	*has_pid = 0;
+	if (!n)
+		return "is empty";
+	if (n > PATH_MAX - 64)
+		return "is too long";
+	if (v[n - 1] == '/')
+		return "names a directory";
+	for (const char *p = v; *p; p++)
+		if (*p == '%') {
+			if (p[1] == 'p')
+				*has_pid = 1;
+			else if (p[1] != '%')
+				return "has a % not followed by p or %";
+			p++;
+		}
+	return NULL;
+}
+
+static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE", "SPYRT_ARCS",  "SPYRT_START",
+				     "SPYRT_STOP", "SPYRT_OFF",  "SPYRT_READY", NULL };
+/* Sampling (SPYRT_WATCH, SPYRT_HZ, SPYRT_DIVISOR) belongs to a later runtime. */
+static const char *const later[] = { "SPYRT_WATCH", "SPYRT_HZ", "SPYRT_DIVISOR", NULL };
+
+static int in_list(const char *const *list, const char *name, size_t n)
+{
+	for (; *list; list++)
+		if (strlen(*list) == n && !strncmp(*list, name, n))
+			return 1;
+	return 0;
+}
+
+void spy_env_load(struct spy_config *cfg, char **env)
+{
+	const char *v;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->out = strdup("gmon.out");
+	cfg->mode = SPY_MODE_TIME;
+	cfg->arcs = SPY_ARCS_DEFAULT;
+
+	v = env_get(env, "SPYRT_OUT");
+	if (v) {
+		int has_pid;
+		const char *why = out_problem(v, &has_pid);
+
+		if (why) {
+			spy_warn("spy: SPYRT_OUT='%s' %s; using gmon.out", v, why);
+		} else {
+			char *c = strdup(v);
+
+			if (c) {
+				free(cfg->out);
+				cfg->out = c;
+				cfg->out_has_pid = has_pid;
+			}
+		}
+	}
+	v = env_get(env, "SPYRT_MODE");
+	if (v) {
+		if (!strcmp(v, "count"))
+			cfg->mode = SPY_MODE_COUNT;
+		else if (!strcmp(v, "arcs"))
+			cfg->mode = SPY_MODE_ARCS;
+		else if (!strcmp(v, "time"))
+			cfg->mode = SPY_MODE_TIME;
+		else
+			spy_warn("spy: SPYRT_MODE='%s' is not count, arcs or time; using time", v);
+	}
+	v = env_get(env, "SPYRT_ARCS");
+	if (v) {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (*v < '0' || *v > '9' || *end || errno || n < 64 || n > 64ul * SPY_ARCS_HARD)
+			spy_warn("spy: SPYRT_ARCS='%s' is not a number of arcs from 64 to %lu; using %u", v,
+				 64ul * SPY_ARCS_HARD, SPY_ARCS_DEFAULT);
+		else
+			cfg->arcs = (uint32_t)n;
+	}
+	cfg->start = name_var(env, "SPYRT_START");
+	cfg->stop = name_var(env, "SPYRT_STOP");
+	cfg->off = bool_var(env, "SPYRT_OFF", 0);
+	cfg->ready = bool_var(env, "SPYRT_READY", 0);
+
+	/* a misspelt variable would otherwise be silently without effect */
+	for (char **e = env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+
+		if (strncmp(*e, "SPYRT_", 6) || in_list(known, *e, n))
+			continue;
+		if (in_list(later, *e, n))
+			spy_warn("spy: %.*s='%s' is not implemented by this runtime (no sampling); ignored",
+				 (int)n, *e, eq ? eq + 1 : "");
+		else
+			spy_warn("spy: unknown variable %.*s='%s'; ignored", (int)n, *e, eq ? eq + 1 : "");
+	}
+}
+
+int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked)
+{
+	size_t o = 0;
+	int n;
+
+	for (const char *p = cfg->out; *p; p++) {
+		if (*p == '%' && p[1] == 'p') {
+			n = snprintf(buf + o, sz - o, "%ld", (long)pid);
+			if (n < 0 || (size_t)n >= sz - o)
+				return -1;
+			o += (size_t)n;
+			p++;
+			continue;
+		}
+		if (*p == '%' && p[1] == '%')
+			p++;
+		if (o + 1 >= sz)
+			return -1;
+		buf[o++] = *p;
+	}
+	buf[o] = 0;
+	/* a forked child must not overwrite its parent's file */
+	if (forked && !cfg->out_has_pid) {
+		n = snprintf(buf + o, sz - o, ".%ld", (long)pid);
+		if (n < 0 || (size_t)n >= sz - o)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,340 @@
+/* The hot path: __spy_enter and __spy_exit keep the thread's shadow stack and count and time its arcs.
+ * No lock, no malloc, no printing. Their fast paths are leaves that read only the calling thread's own
+ * state; everything rare (first call of a thread, control changes, frames abandoned by longjmp,
+ * pthread_exit or foreign unwinding, a new arc, a full stack) jumps to a slow path that starts over
+ * under the re-entrancy guard. Also the start-up calibration of the hooks' own cost. */
+#include "spyrt.h"
+
+#include <string.h>
+
+struct spy_thread spy_unattached = { .stale = 1 };
+SPY_TLS struct spy_thread *spy_tls_thread = &spy_unattached;
+
+/*
+ * Tested inline before every hook call by code of ABI 2 (spy-abi.h): cleared at start-up for
+ * SPYRT_MODE=count, so the hooks cost nothing there. It stays set while recording is off: a call that
+ * returned unseen while off would leave its frame behind, to be repaired later as abandoned with the
+ * off period charged to it; with the hooks running, the exits of calls entered before spy_off()
+ * still close their frames exactly, and entries while off cost a slow path each.
+ */
+SPY_EXPORT int __spy_hooks = 1;
+
+/* The caller of a hook is the instrumented function: the hook's CFA is that function's stack
+ * pointer at the call, which is the same at its enter and its exit hook (unless it used alloca). */
+#define caller_sp() ((uint64_t)(uintptr_t)__builtin_dwarf_cfa())
+
+/*
+ * Close the top frame at time now. Fast paths run without the busy flag, so a signal handler's
+ * hooks may run in the middle of this; they push and pop above the depth they find, so the frame's
+ * fields are read before the depth drops and the worst a handler can do is lose one addition.
+ */
+static inline void pop_frame(struct spy_thread *t, uint64_t now)
+{
+	uint32_t n = t->depth - 1;
+	struct spy_frame *f = &t->stack[n];
+	uint64_t entry = f->entry, children = f->children;
+	uint32_t ai = f->arc, fi = f->func;
+
+	barrier();
+	t->depth = n;
+	if (t->timed) {
+		struct spy_arc *a = &t->arcs.arc[ai];
+		struct spy_fstat *s = &t->arcs.fstat[fi];
+		int64_t d = (int64_t)(now - entry);
+		uint64_t incl = d > 0 ? (uint64_t)d : 0;
+		uint32_t b = 63 - (uint32_t)__builtin_clzll(incl | 1);
+
+		a->self += incl > children ? incl - children : 0;
+		/* recursion: only the outermost activation adds inclusive time, else fib's
+		 * inclusive time would be counted once per active frame */
+		if (--s->depth == 0)
+			a->incl += incl;
+		if (unlikely(incl < s->min))
+			s->min = incl;
+		if (unlikely(incl > s->max))
+			s->max = incl;
+		if (b >= SPY_HIST_BUCKETS)
+			b = SPY_HIST_BUCKETS - 1;
+		if (likely(s->hist[b] != UINT32_MAX))
+			s->hist[b]++;
+		f[-1].children += incl; /* at depth 0, the sentinel's */
+	}
+}
+
+void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
+{
+	pop_frame(t, now);
+	t->abandoned += (uint64_t)abandoned;
+}
+
+/* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
+ * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one. */
+static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, uint64_t cs, uint64_t sp,
+			      uint32_t ai, uint64_t now)
+{
+	struct spy_arc *a = &t->arcs.arc[ai];
+	struct spy_frame *f = &t->stack[n];
+
+	/* the caller's function, from the shadow stack: exact even when the call site is in code
+	 * without hooks; an arc reached from several (qsort's callback) says so */
+	if (unlikely(a->caller != f[-1].self))
+		a->caller = a->count ? GMON_CALLER_MANY : f[-1].self;
+	a->count++;
+	f->sp = sp;
+	f->self = self;
+	f->call_site = cs;
+	f->arc = ai;
+	f->func = a->func;
+	f->children = 0;
+	barrier();
+	t->depth = n + 1;
+	if (t->timed) {
+		t->arcs.fstat[a->func].depth++;
+		f->entry = now;
+	}
+}
+
+/* An enter hook found frames at or below its own stack pointer: their functions are gone (longjmp,
+ * pthread_exit, unwinding without hooks), so they end now. Frames never pushed because the stack
+ * was full were deeper still, so they are gone too. */
+static uint32_t unwind_dead(struct spy_thread *t, uint64_t sp)
+{
+	uint64_t now = t->timed ? spy_cycles() : 0;
+
+	while (t->depth && t->stack[t->depth - 1].sp <= sp)
+		spy_hooks_pop(t, now, 1);
+	t->overflow = 0;
+	return t->depth;
+}
+
+/* An exit hook whose function is not the top frame. Returns 1 when the top frame is now its own. */
+static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t now, int recording)
+{
+	uint32_t n = t->depth, i;
+
+	/* a frame that did not fit on the full stack: deeper than the top */
+	if (t->overflow && (n == 0 || sp < t->stack[n - 1].sp)) {
+		t->overflow--;
+		return 0;
+	}
+	/* frames deeper than the exiting function cannot be alive */
+	while (n && t->stack[n - 1].sp < sp) {
+		spy_hooks_pop(t, now, 1);
+		n--;
+	}
+	/* its own frame, entered with a higher stack pointer (alloca) */
+	if (n && t->stack[n - 1].self == self)
+		return 1;
+	for (i = n; i > 0; i--)
+		if (t->stack[i - 1].self == self && t->stack[i - 1].sp == sp)
+			break;
+	if (i == 0) {
+		/* entered while not recording, or a signal handler's hook met the guard */
+		t->unmatched += (uint64_t)recording;
+		return 0;
+	}
+	while (t->depth > i)
+		spy_hooks_pop(t, now, 1);
+	return 1;
+}
+
+/* Everything the fast path of __spy_enter leaves to others: attaching the thread, control changes,
+ * dead frames, a full stack, a new arc or a chain to walk. */
+static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
+						 uint64_t sp)
+{
+	uint32_t n;
+
+	if (t == &spy_unattached)
+		t = spy_thread_attach();
+	if (t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (t->stale && !spy_ctl_sync(t, self, 1))
+		goto out;
+	n = t->depth;
+	if (n && t->stack[n - 1].sp <= sp)
+		n = unwind_dead(t, sp);
+	if (n >= t->stack_max) {
+		t->overflow++;
+		t->dropped_frames++;
+		goto out;
+	}
+	push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), t->timed ? spy_cycles() : 0);
+out:
+	barrier();
+	t->busy = 0;
+}
+
+/*
+ * The fast path: the arc is the first of its call site, which is the first of its hash chain (the
+ * usual case); below the stack sits a sentinel frame (no function, the highest stack pointer), so
+ * depth 0 needs no test. Anything else goes to enter_slow, which starts over.
+ */
+SPY_EXPORT void __spy_enter(void *self, void *call_site)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, cs = (uint64_t)(uintptr_t)call_site;
+	struct spy_arcs *a = &t->arcs;
+	uint32_t n = t->depth, i;
+	uint64_t now = 0;
+
+	if (unlikely(t->gate)) {
+		if (t->busy)
+			return;
+		goto slow;
+	}
+	/* early: the time stamp's latency overlaps the lookup (which the calibration's hook_in counts) */
+	if (t->timed)
+		now = spy_cycles();
+	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
+		goto slow;
+	i = a->head[spy_site_hash(cs)];
+	if (unlikely(!i || a->site[i].pc != cs))
+		goto slow;
+	i = a->site[i].arcs;
+	if (unlikely(!i || a->arc[i].callee != s))
+		goto slow;
+	push_frame(t, n, s, cs, sp, i, now);
+	return;
+slow:
+	enter_slow(t, s, cs, sp);
+}
+
+static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp,
+						uint64_t now)
+{
+	int recording = 1;
+
+	if (t == &spy_unattached) {
+		t = spy_thread_attach();
+		now = t->timed ? spy_cycles() : 0;
+	}
+	if (t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (t->stale)
+		recording = spy_ctl_sync(t, self, 0);
+	if ((t->depth && t->stack[t->depth - 1].self == self && t->stack[t->depth - 1].sp == sp) ||
+	    exit_mismatch(t, self, sp, now, recording))
+		pop_frame(t, now);
+	barrier();
+	t->busy = 0;
+}
+
+SPY_EXPORT void __spy_exit(void *self)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, now = 0;
+	struct spy_frame *top;
+
+	/* first, so the hook's own work is not charged to the callee */
+	if (t->timed)
+		now = spy_cycles();
+	if (unlikely(t->gate)) {
+		if (t->busy)
+			return;
+		goto slow;
+	}
+	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
+	if (unlikely(top->self != s || top->sp != sp))
+		goto slow;
+	pop_frame(t, now);
+	return;
+slow:
+	exit_slow(t, s, sp, now);
+}
+
+/* ---- calibration: what one instrumented call costs the hooks ---- */
+
+static __attribute__((noinline, noipa)) void spy_calib_dummy(void)
+{
+	barrier();
+}
+
+static __attribute__((noinline, noipa)) uint64_t calib_hooks(unsigned n)
+{
+	void *ra = __builtin_return_address(0);
+	uint64_t t0 = spy_cycles();
+
+	for (unsigned i = 0; i < n; i++) {
+		__spy_enter((void *)spy_calib_dummy, ra);
+		__spy_exit((void *)spy_calib_dummy);
+	}
+	return spy_cycles() - t0;
+}
+
+static __attribute__((noinline, noipa)) uint64_t calib_empty(unsigned n)
+{
+	uint64_t t0 = spy_cycles();
+
+	for (unsigned i = 0; i < n; i++)
+		spy_calib_dummy();
+	return spy_cycles() - t0;
+}
+
+static __attribute__((noinline, noipa)) uint64_t calib_tsc(unsigned n)
+{
+	uint64_t t0 = spy_cycles(), x = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		x += spy_cycles();
+		barrier();
+	}
+	(void)x;
+	return spy_cycles() - t0;
+}
+
+/*
+ * Time loops of enter+exit pairs on a dummy function with a scratch thread, as Mesa's tool measured
+ * its own breakpoints: the pair's cost per call, split into what lands inside the callee's measured
+ * time (between the enter's last and the exit's first time stamp) and what lands in the caller's.
+ * The minimum over several rounds is kept: interruptions only ever add.
+ */
+void spy_hooks_calibrate(void)
+{
+	enum {
+		N = 2000,
+		ROUNDS = 7
+	};
+	struct spy_thread scratch, *saved = spy_tls_thread;
+	uint64_t best = UINT64_MAX, best_in = 0, best_tsc = UINT64_MAX;
+
+	if (spy_mode == SPY_MODE_COUNT)
+		return;
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.timed = spy_mode == SPY_MODE_TIME;
+	scratch.stack_max = 64;
+	scratch.stack = spy_stack_new(64);
+	if (!scratch.stack || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
+		goto out;
+	scratch.tables = 1;
+	spy_tls_thread = &scratch;
+	for (int r = 0; r < ROUNDS; r++) {
+		/* the dummy's arc is the first the scratch tables make: index 1 */
+		uint64_t in0 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0, in1, total, empty, tsc;
+
+		total = calib_hooks(N);
+		empty = calib_empty(N);
+		tsc = calib_tsc(N);
+		in1 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0;
+		if (r == 0)
+			continue; /* warm-up: page faults, first insertion */
+		total = total > empty ? total - empty : 0;
+		if (total < best) {
+			best = total;
+			best_in = in1 - in0;
+		}
+		if (tsc < best_tsc)
+			best_tsc = tsc;
+	}
+	spy_hook_in_mcyc = best_in * 1000 / N;
+	spy_hook_out_mcyc = best * 1000 / N > spy_hook_in_mcyc ? best * 1000 / N - spy_hook_in_mcyc : 0;
+	spy_tsc_read_mcyc = best_tsc * 1000 / N;
+out:
+	spy_tls_thread = saved;
+	spy_arcs_release(&scratch.arcs);
+	spy_stack_free(scratch.stack, 64);
+}

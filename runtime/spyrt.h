@@ -1,0 +1,371 @@
+/* libspyrt's internal interfaces: the per-thread state, the three-level arc tables, the unit
+ * registry and the global configuration, shared by the runtime's files (never installed). */
+#ifndef SPYRT_H
+#define SPYRT_H
+
+/* first in every runtime file, so the GNU interfaces (gettid, dl_iterate_phdr) are declared */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* the ABI entry points and the public API are the library's only exported symbols */
+#pragma GCC visibility push(default)
+#include "spy-abi.h"
+#include "spy.h"
+#pragma GCC visibility pop
+#include "gmon-format.h"
+
+/* everything below is internal: hidden, so the hooks reach globals without the GOT */
+#pragma GCC visibility push(hidden)
+
+#define SPY_EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define SPY_TLS __thread __attribute__((tls_model("initial-exec")))
+
+#define SPY_VERSION "spy 0.1"
+
+/* ---- limits ---- */
+
+/* Counter slots per slab: the slab is reserved with MAP_NORESERVE, so only the pages of counters
+ * actually used cost memory; a function past the limit counts into slot 0. */
+#define SPY_SLOTS_MAX (1u << 20)
+/* Shadow-stack frames per thread (reserved, touched as deep as the program goes). */
+#define SPY_STACK_MAX (1u << 18)
+/* Arc pools start at SPYRT_ARCS (SPIN's 10 000) and double up to this hard limit per thread. */
+#define SPY_ARCS_DEFAULT 10000u
+#define SPY_ARCS_HARD (1u << 22)
+/* Per-thread function-time entries. */
+#define SPY_FUNCS_START 1024u
+#define SPY_FUNCS_HARD (1u << 18)
+#define SPY_HIST_BUCKETS 40 /* = GMON_HIST_BUCKETS */
+
+/* ---- vm.c: address space reserved once, committed as a pool grows, never moved ---- */
+
+struct spy_vm {
+	void *base;
+	size_t reserved, committed; /* bytes */
+};
+
+/* Reserve bytes of address space (nothing committed). 0 or -1. */
+int spy_vm_reserve(struct spy_vm *vm, size_t bytes);
+/* Make the first bytes usable (rounded up to pages); never shrinks. 0 or -1. */
+int spy_vm_commit(struct spy_vm *vm, size_t bytes);
+void spy_vm_release(struct spy_vm *vm);
+/* Anonymous zeroed memory with MAP_NORESERVE, or NULL. */
+void *spy_map(size_t bytes);
+void spy_unmap(void *p, size_t bytes);
+
+/* ---- arcs.c: the three-level tables (SPIN) ---- */
+
+/* Level 3: one (call site, callee) pair. Index 0 of every pool is a sink that absorbs the updates
+ * of whatever could not get an entry, so the hot path never branches on failure. */
+struct spy_arc {
+	uint64_t callee;
+	uint64_t caller; /* the caller frame's function: GMON_CALLER_NONE/_MANY or an address */
+	uint64_t count;
+	uint64_t incl; /* cycles of calls whose callee was not already active (outermost) */
+	uint64_t self;
+	uint32_t next; /* next arc of the same call site */
+	uint32_t func; /* the callee's entry in the thread's function table */
+};
+
+/* Level 2: one call-site PC and the head of its arcs. */
+struct spy_site {
+	uint64_t pc;
+	uint32_t next; /* next site with the same 16-bit hash */
+	uint32_t arcs;
+};
+
+/* A function's time on one thread (time mode): only what its arcs cannot give. Its calls,
+ * inclusive and self cycles are the sums over the arcs into it, made when writing. */
+struct spy_fstat {
+	uint64_t addr;
+	uint32_t next;  /* hash chain */
+	uint32_t depth; /* active activations: inclusive time is added at the outermost only */
+	uint64_t min, max;
+	uint32_t hist[SPY_HIST_BUCKETS]; /* saturating */
+};
+
+#define SPY_L1_BITS 16
+#define SPY_FHASH_BITS 12
+
+struct spy_arcs {
+	uint32_t *head; /* level 1: 1 << SPY_L1_BITS site indices */
+	struct spy_site *site;
+	struct spy_arc *arc;
+	struct spy_fstat *fstat;
+	uint32_t *fhead; /* function table hash heads */
+	uint32_t nsite, site_alloc, site_max;
+	uint32_t narc, arc_alloc, arc_max;
+	uint32_t nfstat, fstat_alloc, fstat_max;
+	uint64_t dropped_arcs, dropped_funcs;
+	struct spy_vm vm_head, vm_site, vm_arc, vm_fstat, vm_fhead;
+};
+
+/* Set up empty tables: pools of start entries growing to at most max (entries include the sink).
+ * timed: also keep the function table. 0 or -1. */
+int spy_arcs_init(struct spy_arcs *a, uint32_t start, uint32_t max, int timed);
+/* Empty the tables, keeping their memory. */
+void spy_arcs_reset(struct spy_arcs *a);
+void spy_arcs_release(struct spy_arcs *a);
+/* The arc (pc, callee) after a miss in spy_arcs_find: made, or 0 (the sink) when full. */
+uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee);
+/* The function-table entry of addr, made when missing; 0 (the sink) when full. */
+uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr);
+
+/* Return addresses are byte-granular, so their low bits already differ within a module; the xor
+ * folds in the higher bits that tell modules apart. Two shifts and no multiply on the hot path. */
+static inline uint32_t spy_site_hash(uint64_t pc)
+{
+	return (uint32_t)(pc ^ (pc >> SPY_L1_BITS)) & ((1u << SPY_L1_BITS) - 1);
+}
+
+/* The arc of calls from call site pc to callee: three dependent loads when it exists. */
+static inline uint32_t spy_arcs_find(struct spy_arcs *a, uint64_t pc, uint64_t callee)
+{
+	uint32_t s = a->head[spy_site_hash(pc)];
+
+	while (s && a->site[s].pc != pc)
+		s = a->site[s].next;
+	if (likely(s)) {
+		uint32_t i = a->site[s].arcs;
+
+		while (i && a->arc[i].callee != callee)
+			i = a->arc[i].next;
+		if (likely(i))
+			return i;
+	}
+	return spy_arcs_insert(a, pc, callee);
+}
+
+/* ---- the per-thread state (thread.c, hooks.c) ---- */
+
+struct spy_frame {
+	uint64_t self;
+	uint64_t sp; /* the instrumented function's stack pointer at the hook: callers sit higher */
+	uint64_t call_site;
+	uint64_t entry;    /* time stamp at the end of the enter hook */
+	uint64_t children; /* inclusive cycles of completed callees */
+	uint32_t arc, func;
+	uint64_t pad[2]; /* 64 bytes: one cache line, and a shift to index */
+};
+
+/* A thread's data copied out of its tables: for the file, and what an exited thread leaves
+ * behind (malloc'ed in thread.c). */
+struct spy_tdata {
+	uint64_t narcs, nfstats, ncounts;
+	struct gmon_arc *arcs;
+	struct gmon_fstat *fstats;
+	struct spy_tcount {
+		uint32_t slot;
+		uint64_t count;
+	} * counts;
+};
+
+enum spy_thread_state {
+	SPY_THREAD_LIVE = 0,
+	SPY_THREAD_EXITED = 1, /* retired: data in tdata, memory returned */
+	SPY_THREAD_GONE = 2,   /* does not exist in this process (fork child) */
+};
+
+struct spy_thread {
+	/* hot: the hooks touch these. One load of gate sends a hook to its slow path: busy is the
+	 * re-entrancy guard of the slow paths (and stays 1 on the idle thread), stale says the
+	 * control word changed (or is off, or watching) since this thread last looked. */
+	union {
+		struct {
+			uint32_t busy, stale;
+		};
+		uint64_t gate;
+	};
+	uint32_t timed; /* mode time */
+	struct spy_frame *stack;
+	uint32_t depth, stack_max;
+	uint32_t overflow; /* frames deeper than stack_max not pushed */
+	uint32_t epoch;
+	struct spy_arcs arcs;
+	uint64_t dropped_frames, abandoned, unmatched;
+
+	/* cold */
+	uint64_t *counts; /* the add-one slab (counts.c), NULL until the first count */
+	struct spy_thread *next;
+	pid_t tid;
+	int state;
+	int main;
+	int tables; /* arcs/stack set up */
+	int dtor_rounds;
+	uint64_t start_ns, end_ns;
+	char name[16];
+	struct spy_vm vm_stack;
+	struct spy_tdata data; /* after retirement */
+};
+
+/* Set while the hooks are wanted (defined here whichever spy-abi.h is in use). */
+extern SPY_EXPORT int __spy_hooks;
+/* The oldest unit ABI the runtime takes: ABI 2 only added the __spy_hooks test, so code of ABI 1
+ * (hooks always called) works with it unchanged. */
+#define SPY_ABI_OLDEST 1
+
+/* The hooks' thread: &spy_unattached until the first hook attaches the thread. */
+extern SPY_TLS struct spy_thread *spy_tls_thread;
+/* A thread that never records: hooks find busy set and return at once. */
+extern struct spy_thread spy_idle_thread;
+/* Every thread before its first hook: stale, so the hook takes the slow path and attaches. */
+extern struct spy_thread spy_unattached;
+/* Every thread record ever made (push-only, lock-free; see thread.c). */
+extern struct spy_thread *spy_threads;
+
+/* The calling thread's record, made on first use; NULL only when memory is exhausted. */
+struct spy_thread *spy_thread_self(void);
+/* Give the calling thread its tables (arcs, time); returns what spy_tls_thread now holds. */
+struct spy_thread *spy_thread_attach(void);
+/* Copy t's data into d (malloc'ed); 0 or -1. Callers hold spy_lock. */
+int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d);
+void spy_tdata_free(struct spy_tdata *d);
+struct spy_frame *spy_stack_new(uint32_t max);
+void spy_stack_free(struct spy_frame *stack, uint32_t max);
+/* Pop every frame of t as abandoned at time now (thread exit, final write). */
+void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
+/* Empty t's tables and stack (spy_flush, fork). */
+void spy_thread_reset(struct spy_thread *t);
+void spy_thread_init(void);
+void spy_thread_atfork_child(void);
+
+/* hooks.c */
+void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);
+void spy_hooks_calibrate(void);
+
+/* ---- counts.c ---- */
+
+extern uint64_t *spy_graveyard; /* where threads count after retiring */
+uint64_t *spy_slab_new(void);
+void spy_slab_free(uint64_t *slab);
+/* Sum every slab's counters for slots [0, n) into sum (which is zeroed first). */
+void spy_counts_total(uint64_t *sum, uint32_t n);
+
+/* ---- units.c: registered units, their copied names and their slots ---- */
+
+struct spy_unit {
+	struct spy_func *begin, *end; /* the module's records (invalid once closed) */
+	uint32_t nfuncs, tag;
+	uint32_t module; /* index in spy_modules */
+	int closed;
+	struct spy_ufunc {
+		uint64_t addr;
+		const char *name, *file; /* copies */
+		uint32_t line, flags, slot;
+	} * funcs;
+	struct spy_unit *next;
+};
+
+extern struct spy_unit *spy_units;
+extern uint32_t spy_nslots; /* slots handed out, slot 0 included */
+extern uint64_t spy_slots_lost;
+extern uint32_t spy_plugin_modes; /* bit per enum spy_mode seen in a unit tag */
+
+/* ---- modules.c ---- */
+
+struct spy_module {
+	char *path;
+	uint64_t base, text_lo, text_hi;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	uint32_t flags; /* enum gmon_module_flags */
+};
+
+extern struct spy_module *spy_modules;
+extern uint32_t spy_nmodules, spy_modules_alloc;
+/* The index of the module holding addr, added to the list when new; UINT32_MAX if none. */
+uint32_t spy_module_of(const void *addr);
+/* Add every loaded object not yet listed (called when writing). */
+void spy_modules_scan(void);
+const char *spy_module_path(const struct spy_module *m);
+
+/* ---- env.c ---- */
+
+struct spy_config {
+	char *out;          /* SPYRT_OUT, with %p unexpanded */
+	int out_has_pid;    /* SPYRT_OUT contains %p */
+	uint32_t mode;      /* SPYRT_MODE */
+	uint32_t arcs;      /* SPYRT_ARCS */
+	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
+	int off;            /* SPYRT_OFF */
+	int ready;          /* SPYRT_READY */
+};
+
+extern struct spy_config spy_cfg;
+/* One line on stderr, written whole. */
+void spy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Read and validate the environment; each bad value is one line on stderr and the default. */
+void spy_env_load(struct spy_config *cfg, char **env);
+/* SPYRT_OUT with %p expanded; forked children get ".PID" unless %p is there. */
+int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked);
+
+/* ---- control.c ---- */
+
+/*
+ * The control word: epoch << 8 | flags. A change (spy_on/off, a flush's new epoch, start/stop) is
+ * stored here, then every thread is marked stale; a stale thread's next hook reads the word in its
+ * slow path. So the fast path reads only its own thread, and nothing is missed: see spy_ctl_sync.
+ */
+#define SPY_CTL_ON 1u    /* recording (spy_on, SPYRT_OFF) */
+#define SPY_CTL_WATCH 2u /* SPYRT_START/STOP: every hook takes the slow path */
+#define SPY_CTL_EPOCH(w) ((uint32_t)((w) >> 8))
+extern uint64_t spy_ctl;
+
+extern pthread_mutex_t spy_lock; /* registry, thread retirement, writing, control */
+extern int spy_ready;            /* spy_init() has run */
+extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
+extern int spy_forked;
+extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
+extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_tsc_read_mcyc;
+extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
+
+void spy_init(void);
+/* Slow path of a hook whose thread is stale: returns 1 when an enter hook should record (exit hooks
+ * always pop what they pushed). */
+int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter);
+/* Store a new control word and mark every thread stale. Caller holds spy_lock. */
+void spy_ctl_set(uint64_t w);
+/* Remember the first problem (reported once at the end). Not for the hot path. */
+void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char spy_first_error[256];
+/* The add-one counts to report for slots [0, n): the totals less what spy_off() and spy_flush()
+ * excluded. Returns 1 when something was excluded (per-thread counts are then left out). */
+int spy_counts_recorded(uint64_t *out, uint32_t n);
+
+/* ---- write.c ---- */
+
+/* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
+int spy_write(const char *path, int final);
+
+/* ---- time ---- */
+
+static inline uint64_t spy_cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+#error "spy needs a cycle counter: x86-64 or aarch64"
+#endif
+}
+
+uint64_t spy_now_ns(int clock); /* CLOCK_* in ns */
+uint64_t spy_tsc_hz(void);      /* calibrated against CLOCK_MONOTONIC */
+void spy_tsc_pair(uint64_t *tsc, uint64_t *mono_ns);
+int spy_tsc_invariant(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,331 @@
+/* Per-thread records: made on a thread's first count or hook (lock-free, since that may happen inside
+ * a hook or a signal handler), given tables on its first hook, and retired when the thread exits: the
+ * data is compacted into malloc'ed arrays and the tables' memory returned, so a program that runs
+ * thousands of short threads keeps their data but not their address space. */
+#include "spyrt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+struct spy_thread *spy_threads;
+struct spy_thread spy_idle_thread = { .busy = 1 };
+static SPY_TLS struct spy_thread *tls_rec;
+static pthread_key_t spy_key;
+static int spy_key_ok;
+
+/* ---- records come from a push-only arena: never freed, so the list never dangles ---- */
+
+struct arena {
+	struct arena *prev;
+	size_t used, size;
+};
+
+static struct arena *arena_top;
+
+static void *arena_alloc(size_t sz)
+{
+	const size_t chunk = 256 << 10;
+
+	sz = (sz + 63) & ~(size_t)63;
+	for (;;) {
+		struct arena *a = __atomic_load_n(&arena_top, __ATOMIC_ACQUIRE), *n;
+
+		if (a) {
+			size_t old = __atomic_load_n(&a->used, __ATOMIC_RELAXED);
+
+			if (old + sz <= a->size) {
+				if (__atomic_compare_exchange_n(&a->used, &old, old + sz, 0, __ATOMIC_ACQ_REL,
+								__ATOMIC_RELAXED))
+					return (char *)a + old;
+				continue;
+			}
+		}
+		n = spy_map(chunk);
+		if (!n)
+			return NULL;
+		n->prev = a;
+		n->used = 64;
+		n->size = chunk;
+		if (!__atomic_compare_exchange_n(&arena_top, &a, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			spy_unmap(n, chunk);
+	}
+}
+
+struct spy_thread *spy_thread_self(void)
+{
+	struct spy_thread *t = tls_rec;
+
+	if (likely(t))
+		return t;
+	if (!spy_ready)
+		spy_init();
+	t = arena_alloc(sizeof(*t));
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->tid = gettid();
+	t->main = t->tid == getpid();
+	t->start_ns = spy_now_ns(CLOCK_REALTIME);
+	t->state = SPY_THREAD_LIVE;
+	t->stale = 1; /* its first hook reads the control word */
+	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
+	t->next = __atomic_load_n(&spy_threads, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&spy_threads, &t->next, t, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	tls_rec = t;
+	/* the key's destructor retires the record when the thread ends */
+	if (spy_key_ok)
+		pthread_setspecific(spy_key, t);
+	return t;
+}
+
+/* A shadow stack of max frames, with the sentinel frame below it: no function, the highest
+ * stack pointer, so the hooks need no test for an empty stack. */
+struct spy_frame *spy_stack_new(uint32_t max)
+{
+	struct spy_frame *f = spy_map((size_t)(max + 1) * sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f[0].self = GMON_CALLER_NONE;
+	f[0].sp = UINT64_MAX;
+	return f + 1;
+}
+
+void spy_stack_free(struct spy_frame *stack, uint32_t max)
+{
+	if (stack)
+		spy_unmap(stack - 1, (size_t)(max + 1) * sizeof(*stack));
+}
+
+static int setup_tables(struct spy_thread *t)
+{
+	uint32_t max = spy_cfg.arcs > SPY_ARCS_HARD ? spy_cfg.arcs : SPY_ARCS_HARD;
+
+	t->timed = spy_mode == SPY_MODE_TIME;
+	if (spy_arcs_init(&t->arcs, spy_cfg.arcs, max, t->timed))
+		return -1;
+	t->stack = spy_stack_new(SPY_STACK_MAX);
+	if (!t->stack) {
+		spy_arcs_release(&t->arcs);
+		return -1;
+	}
+	t->stack_max = SPY_STACK_MAX;
+	__atomic_store_n(&t->tables, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct spy_thread *spy_thread_attach(void)
+{
+	struct spy_thread *t;
+
+	if (!spy_ready)
+		spy_init();
+	if (spy_mode == SPY_MODE_COUNT)
+		goto idle;
+	t = spy_thread_self();
+	if (!t || t->state != SPY_THREAD_LIVE)
+		goto idle;
+	if (!t->tables && setup_tables(t)) {
+		__atomic_fetch_add(&spy_idle_thread.dropped_frames, 1, __ATOMIC_RELAXED);
+		goto idle;
+	}
+	spy_tls_thread = t;
+	return t;
+idle:
+	spy_tls_thread = &spy_idle_thread;
+	return &spy_idle_thread;
+}
+
+void spy_thread_close_frames(struct spy_thread *t, uint64_t now)
+{
+	while (t->depth)
+		spy_hooks_pop(t, now, 1);
+	t->overflow = 0;
+}
+
+/* Empty the tables. Frames still on the stack stay, charged from now on, so the functions active
+ * across a flush or a fork record their time after it (their call counts stay 0). */
+void spy_thread_reset(struct spy_thread *t)
+{
+	uint64_t now = spy_cycles();
+
+	t->dropped_frames = t->abandoned = t->unmatched = 0;
+	if (!t->tables)
+		return;
+	spy_arcs_reset(&t->arcs);
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct spy_frame *f = &t->stack[i];
+		uint32_t ai = spy_arcs_find(&t->arcs, f->call_site, f->self);
+		struct spy_arc *a = &t->arcs.arc[ai];
+
+		a->caller = i ? t->stack[i - 1].self : GMON_CALLER_NONE;
+		f->arc = ai;
+		f->func = a->func;
+		f->entry = now;
+		f->children = 0;
+		if (t->timed)
+			t->arcs.fstat[f->func].depth++;
+	}
+}
+
+/* Copy t's data into d (malloc'ed). The owner may be running: sizes are read once, chains are walked
+ * no further than the pool, and an entry is linked only after it is filled (arcs.c). A function's
+ * calls, inclusive and self cycles are the sums of its arcs'. */
+int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
+{
+	struct spy_arcs *a = &t->arcs;
+	uint32_t nslots = spy_nslots;
+
+	memset(d, 0, sizeof(*d));
+	if (__atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) && t->epoch == SPY_CTL_EPOCH(spy_ctl)) {
+		uint32_t nsite = __atomic_load_n(&a->nsite, __ATOMIC_ACQUIRE);
+		uint32_t narc = __atomic_load_n(&a->narc, __ATOMIC_ACQUIRE);
+		uint32_t nf = a->fstat ? __atomic_load_n(&a->nfstat, __ATOMIC_ACQUIRE) : 0;
+
+		d->arcs = malloc((size_t)narc * sizeof(*d->arcs));
+		if (nf)
+			d->fstats = calloc(nf, sizeof(*d->fstats));
+		if (!d->arcs || (nf && !d->fstats))
+			goto oom;
+		for (uint32_t s = 1; s < nsite; s++) {
+			uint32_t i = __atomic_load_n(&a->site[s].arcs, __ATOMIC_ACQUIRE);
+
+			for (uint32_t k = 0; i && i < narc && k < narc && d->narcs < narc;
+			     k++, i = a->arc[i].next) {
+				const struct spy_arc *e = &a->arc[i];
+
+				if (!e->count && !e->incl && !e->self)
+					continue;
+				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
+									 e->count,      e->incl,   e->self };
+				if (e->func && e->func < nf) {
+					struct gmon_fstat *g = &d->fstats[e->func];
+
+					g->calls += e->count;
+					g->incl += e->incl;
+					g->self += e->self;
+				}
+			}
+		}
+		/* entry i of the table lands at d->fstats[i], then the list closes up */
+		for (uint32_t i = 1; i < nf; i++) {
+			const struct spy_fstat *f = &a->fstat[i];
+			struct gmon_fstat *g = &d->fstats[i];
+
+			if (!g->calls && !g->self && !g->incl)
+				continue;
+			g->addr = f->addr;
+			g->min = f->min == UINT64_MAX ? 0 : f->min;
+			g->max = f->max;
+			for (int k = 0; k < SPY_HIST_BUCKETS; k++)
+				g->hist[k] = f->hist[k];
+			d->fstats[d->nfstats++] = *g;
+		}
+	}
+	if (t->counts) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < nslots; i++)
+			n += t->counts[i] != 0;
+		d->counts = malloc((n ? n : 1) * sizeof(*d->counts));
+		if (!d->counts)
+			goto oom;
+		for (uint32_t i = 0; i < nslots && d->ncounts < n; i++)
+			if (t->counts[i])
+				d->counts[d->ncounts++] = (struct spy_tcount){ i, t->counts[i] };
+	}
+	return 0;
+oom:
+	spy_tdata_free(d);
+	return -1;
+}
+
+void spy_tdata_free(struct spy_tdata *d)
+{
+	free(d->arcs);
+	free(d->fstats);
+	free(d->counts);
+	memset(d, 0, sizeof(*d));
+}
+
+static void release_tables(struct spy_thread *t)
+{
+	__atomic_store_n(&t->tables, 0, __ATOMIC_RELEASE);
+	spy_arcs_release(&t->arcs);
+	spy_stack_free(t->stack, SPY_STACK_MAX);
+	t->stack = NULL;
+	t->depth = t->stack_max = 0;
+	spy_slab_free(t->counts);
+	t->counts = NULL;
+}
+
+/* The thread is ending: what it still has open ends now (pthread_exit), its data is compacted. */
+static void thread_retire(struct spy_thread *t)
+{
+	spy_tls_thread = &spy_idle_thread;
+	pthread_mutex_lock(&spy_lock);
+	if (t->state == SPY_THREAD_LIVE) {
+		if (t->tables)
+			spy_thread_close_frames(t, spy_cycles());
+		if (spy_thread_snapshot(t, &t->data))
+			spy_note_error("out of memory keeping the data of thread %d", (int)t->tid);
+		prctl(PR_GET_NAME, t->name);
+		t->end_ns = spy_now_ns(CLOCK_REALTIME);
+		release_tables(t);
+		__atomic_store_n(&t->state, SPY_THREAD_EXITED, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&spy_lock);
+	/* counts made by destructors that run after this one land here, not in freed memory */
+	__spy_counts = spy_graveyard;
+}
+
+static void thread_dtor(void *p)
+{
+	struct spy_thread *t = p;
+
+	/* come back in the last round, after other keys' destructors (which may call
+	 * instrumented code) have run */
+	if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		pthread_setspecific(spy_key, t);
+		return;
+	}
+	thread_retire(t);
+}
+
+void spy_thread_init(void)
+{
+	spy_key_ok = pthread_key_create(&spy_key, thread_dtor) == 0;
+	if (!spy_key_ok)
+		spy_note_error("pthread_key_create: %s: data of exited threads stays mapped",
+			       strerror(errno));
+}
+
+/* In a fork()ed child only the forking thread exists: forget the others, empty the rest. */
+void spy_thread_atfork_child(void)
+{
+	struct spy_thread *self = tls_rec;
+
+	for (struct spy_thread *t = spy_threads; t; t = t->next) {
+		if (t == self)
+			continue;
+		if (t->state == SPY_THREAD_LIVE)
+			release_tables(t);
+		spy_tdata_free(&t->data);
+		t->state = SPY_THREAD_GONE;
+	}
+	if (self) {
+		self->tid = gettid();
+		self->main = 1;
+		self->start_ns = spy_now_ns(CLOCK_REALTIME);
+		if (self->counts)
+			memset(self->counts, 0, (size_t)spy_nslots * sizeof(uint64_t));
+		spy_thread_reset(self);
+		self->epoch = SPY_CTL_EPOCH(spy_ctl);
+	}
+}

@@ -1,0 +1,136 @@
+/* The registry of instrumented units: each module's constructor hands over its array of struct
+ * spy_func; the runtime copies names and files (so they outlive dlclose), gives every function a
+ * counter slot, and remembers which module the unit came from. */
+#include "spyrt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct spy_unit *spy_units;
+uint32_t spy_nslots = 1; /* slot 0: functions of units not registered (yet) */
+uint64_t spy_slots_lost;
+uint32_t spy_plugin_modes;
+
+static char *copy_str(const char *s)
+{
+	char *c = strdup(s ? s : "");
+
+	if (!c)
+		spy_note_error("out of memory copying function names");
+	return c ? c : (char *)"";
+}
+
+/* A closed unit of the same module with the same functions: the module was dlopen'ed again,
+ * so it gets its old slots back rather than new ones (a dlopen/dlclose loop must not leak slots). */
+static struct spy_unit *find_reopened(struct spy_func *begin, uint32_t n, uint32_t module)
+{
+	for (struct spy_unit *u = spy_units; u; u = u->next) {
+		uint32_t i;
+
+		/* same module entry: same path at the same address; elsewhere, old arcs keep the
+		 * old addresses and need the old unit */
+		if (!u->closed || u->nfuncs != n || module == UINT32_MAX || u->module != module)
+			continue;
+		for (i = 0; i < n; i++)
+			if (strcmp(u->funcs[i].name, begin[i].name ? begin[i].name : ""))
+				break;
+		if (i == n)
+			return u;
+	}
+	return NULL;
+}
+
+static void watch_names(struct spy_unit *u)
+{
+	for (uint32_t i = 0; i < u->nfuncs; i++) {
+		if (spy_cfg.start && !spy_start_addr && !strcmp(u->funcs[i].name, spy_cfg.start))
+			__atomic_store_n(&spy_start_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
+		if (spy_cfg.stop && !spy_stop_addr && !strcmp(u->funcs[i].name, spy_cfg.stop))
+			__atomic_store_n(&spy_stop_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
+	}
+}
+
+SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag)
+{
+	struct spy_unit *u;
+	uint32_t n, module;
+
+	if (!spy_ready)
+		spy_init();
+	if (!begin || end <= begin)
+		return;
+	pthread_mutex_lock(&spy_lock);
+	for (u = spy_units; u; u = u->next)
+		if (!u->closed && u->begin == begin)
+			goto out; /* another unit of the same module */
+	if (SPY_UNIT_TAG_ABI(tag) < SPY_ABI_OLDEST || SPY_UNIT_TAG_ABI(tag) > SPY_ABI_VERSION) {
+		spy_note_error("a module compiled for spy ABI %u (this runtime: %u to %u) was not registered",
+			       (unsigned)SPY_UNIT_TAG_ABI(tag), (unsigned)SPY_ABI_OLDEST,
+			       (unsigned)SPY_ABI_VERSION);
+		goto out;
+	}
+	n = (uint32_t)(end - begin);
+	module = spy_module_of(begin);
+	u = find_reopened(begin, n, module);
+	if (u) {
+		u->closed = 0;
+		for (uint32_t i = 0; i < n; i++)
+			u->funcs[i].addr = (uint64_t)(uintptr_t)begin[i].addr;
+	} else {
+		u = calloc(1, sizeof(*u));
+		if (u)
+			u->funcs = calloc(n, sizeof(*u->funcs));
+		if (!u || !u->funcs) {
+			free(u);
+			spy_note_error("out of memory registering %u functions", n);
+			goto out;
+		}
+		u->nfuncs = n;
+		u->module = module;
+		for (uint32_t i = 0; i < n; i++) {
+			struct spy_ufunc *f = &u->funcs[i];
+
+			f->addr = (uint64_t)(uintptr_t)begin[i].addr;
+			f->name = copy_str(begin[i].name);
+			f->file = copy_str(begin[i].file);
+			f->line = begin[i].line;
+			f->flags = begin[i].flags;
+			if (spy_nslots < SPY_SLOTS_MAX) {
+				f->slot = spy_nslots++;
+			} else {
+				f->slot = 0;
+				spy_slots_lost++;
+			}
+		}
+		u->next = spy_units;
+		spy_units = u;
+	}
+	u->begin = begin;
+	u->end = end;
+	u->tag = tag;
+	if (module != UINT32_MAX)
+		spy_modules[module].flags |= GMON_MOD_INSTRUMENTED;
+	spy_plugin_modes |= 1u << (SPY_UNIT_TAG_MODE(tag) & 7);
+	/* from here on the function counts in its own slot; other threads may be reading it */
+	for (uint32_t i = 0; i < n; i++)
+		if (begin[i].slot)
+			__atomic_store_n(begin[i].slot, u->funcs[i].slot, __ATOMIC_RELEASE);
+	watch_names(u);
+out:
+	pthread_mutex_unlock(&spy_lock);
+}
+
+SPY_EXPORT void __spy_unregister_unit(struct spy_func *begin, struct spy_func *end)
+{
+	(void)end;
+	if (!spy_ready)
+		return;
+	pthread_mutex_lock(&spy_lock);
+	for (struct spy_unit *u = spy_units; u; u = u->next)
+		if (!u->closed && u->begin == begin) {
+			/* keep everything: names, slots; the module map says whether it is gone */
+			u->closed = 1;
+			break;
+		}
+	pthread_mutex_unlock(&spy_lock);
+}

@@ -1,0 +1,439 @@
+/* Writing the profile: gather every thread's data (live threads copied as they run, exited ones from
+ * what they left), merge records of the same thread id, describe the modules and functions, and hand
+ * the whole to the shared encoder; the file is replaced atomically. Errors are one line on stderr. */
+#include "spyrt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(SPY_HIST_BUCKETS == GMON_HIST_BUCKETS, "histogram sizes differ");
+
+/* argv from /proc/self/cmdline (NUL-separated). */
+static void read_cmdline(struct gmon_header *h)
+{
+	char buf[65536];
+	ssize_t n = 0, r;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while (n < (ssize_t)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += r;
+	close(fd);
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+		h->argc++;
+	h->argv = calloc(h->argc ? h->argc : 1, sizeof(char *));
+	if (!h->argv) {
+		h->argc = 0;
+		return;
+	}
+	for (ssize_t i = 0, k = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+		h->argv[k++] = strdup(buf + i);
+	for (uint32_t i = 0; i < h->argc; i++)
+		if (!h->argv[i])
+			h->argv[i] = calloc(1, 1);
+}
+
+static void thread_name(struct spy_thread *t, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(buf, sz, "%s", t->name);
+	if (t->state != SPY_THREAD_LIVE)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static int arc_cmp(const void *a, const void *b)
+{
+	const struct gmon_arc *x = a, *y = b;
+
+	if (x->call_site != y->call_site)
+		return x->call_site < y->call_site ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+static int fstat_cmp(const void *a, const void *b)
+{
+	const struct gmon_fstat *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+	const struct gmon_count *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sort and merge entries with equal keys (records of one thread id: a recycled tid). */
+static void merge_thread(struct gmon_thread *t)
+{
+	uint64_t o = 0;
+
+	if (t->narcs > 1)
+		qsort(t->arcs, t->narcs, sizeof(*t->arcs), arc_cmp);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		struct gmon_arc *d = o ? &t->arcs[o - 1] : NULL, *s = &t->arcs[i];
+
+		if (d && !arc_cmp(d, s)) {
+			if (d->caller != s->caller)
+				d->caller = GMON_CALLER_MANY;
+			d->count += s->count;
+			d->incl += s->incl;
+			d->self += s->self;
+		} else {
+			t->arcs[o++] = *s;
+		}
+	}
+	t->narcs = o;
+	o = 0;
+	if (t->nfstats > 1)
+		qsort(t->fstats, t->nfstats, sizeof(*t->fstats), fstat_cmp);
+	for (uint64_t i = 0; i < t->nfstats; i++) {
+		struct gmon_fstat *d = o ? &t->fstats[o - 1] : NULL, *s = &t->fstats[i];
+
+		if (d && d->addr == s->addr) {
+			d->calls += s->calls;
+			d->incl += s->incl;
+			d->self += s->self;
+			d->min = s->min < d->min ? s->min : d->min;
+			d->max = s->max > d->max ? s->max : d->max;
+			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
+				d->hist[k] += s->hist[k];
+		} else {
+			t->fstats[o++] = *s;
+		}
+	}
+	t->nfstats = o;
+	o = 0;
+	if (t->ncounts > 1)
+		qsort(t->counts, t->ncounts, sizeof(*t->counts), count_cmp);
+	for (uint64_t i = 0; i < t->ncounts; i++) {
+		if (o && t->counts[o - 1].addr == t->counts[i].addr)
+			t->counts[o - 1].count += t->counts[i].count;
+		else
+			t->counts[o++] = t->counts[i];
+	}
+	t->ncounts = o;
+}
+
+/* Append src's arrays to dst's (realloc); 0 or -1. */
+static int append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size)
+{
+	void *p;
+
+	if (!sn)
+		return 0;
+	p = realloc(*dst, (size_t)(*dn + sn) * size);
+	if (!p)
+		return -1;
+	memcpy((char *)p + *dn * size, src, (size_t)sn * size);
+	*dst = p;
+	*dn += sn;
+	return 0;
+}
+
+/* One spy_thread into the gmon_thread of its tid (made when new). slot_addr maps slots. */
+static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct spy_tdata *d,
+		      const uint64_t *slot_addr, uint32_t nslots, int with_counts)
+{
+	struct gmon_thread *g = NULL, one;
+	char name[32];
+	int rc = 0;
+
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == (uint32_t)t->tid)
+			g = &p->threads[i];
+	if (!g) {
+		g = &p->threads[p->nthreads++];
+		memset(g, 0, sizeof(*g));
+		g->tid = (uint32_t)t->tid;
+		g->start_ns = t->start_ns;
+		thread_name(t, name, sizeof(name));
+		g->name = strdup(name);
+	}
+	g->flags |=
+		(t->main ? GMON_THREAD_MAIN : 0) | (t->state == SPY_THREAD_EXITED ? GMON_THREAD_EXITED : 0);
+	if (t->end_ns > g->end_ns)
+		g->end_ns = t->end_ns;
+	if (t->state == SPY_THREAD_LIVE)
+		g->end_ns = spy_now_ns(CLOCK_REALTIME); /* still running: until now */
+	g->dropped_arcs += t->arcs.dropped_arcs;
+	g->dropped_funcs += t->arcs.dropped_funcs;
+	g->dropped_frames += t->dropped_frames;
+	g->abandoned += t->abandoned;
+	g->unmatched += t->unmatched;
+
+	memset(&one, 0, sizeof(one));
+	one.counts = calloc(d->ncounts ? d->ncounts : 1, sizeof(*one.counts));
+	if (!one.counts) {
+		rc = -1;
+		goto out;
+	}
+	for (uint64_t i = 0; with_counts && i < d->ncounts; i++) {
+		uint32_t slot = d->counts[i].slot;
+
+		one.counts[one.ncounts++] =
+			(struct gmon_count){ slot < nslots ? slot_addr[slot] : 0, d->counts[i].count };
+	}
+	if (append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
+	    append((void **)&g->fstats, &g->nfstats, d->fstats, d->nfstats, sizeof(*d->fstats)) ||
+	    append((void **)&g->counts, &g->ncounts, one.counts, one.ncounts, sizeof(*one.counts)))
+		rc = -1;
+out:
+	free(one.counts);
+	return rc;
+}
+
+static void add_counter(struct gmon_profile *p, const char *name, uint64_t v)
+{
+	p->counters[p->ncounters].name = strdup(name);
+	p->counters[p->ncounters++].value = v;
+}
+
+/* Fill p from the runtime's state. Called with spy_lock held. */
+static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
+{
+	struct gmon_header *h = &p->hdr;
+	uint32_t nslots = spy_nslots, nthreads = 0, nunits = 0, nfuncs = 0, unknown_module = 0;
+	uint64_t *counts = calloc(nslots, sizeof(*counts)), *slot_addr = calloc(nslots, sizeof(*slot_addr));
+	int with_counts, rc = 0;
+
+	if (!counts || !slot_addr) {
+		rc = -1;
+		goto out;
+	}
+	with_counts = !spy_counts_recorded(counts, nslots);
+
+	h->tool = strdup(SPY_VERSION);
+	h->abi = SPY_ABI_VERSION;
+	h->pid = (uint32_t)getpid();
+	h->ppid = (uint32_t)getppid();
+	h->mode = spy_mode;
+	h->flags = (spy_tsc_invariant() ? GMON_HDR_TSC_INVARIANT : 0) | (final ? GMON_HDR_FINAL : 0) |
+		   (spy_forked ? GMON_HDR_FORKED : 0);
+	h->start_ns = spy_start_ns;
+	h->end_ns = spy_now_ns(CLOCK_REALTIME);
+	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
+	h->tsc_hz = spy_mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
+	h->hook_out_mcyc = spy_hook_out_mcyc;
+	h->hook_in_mcyc = spy_hook_in_mcyc;
+	h->tsc_read_mcyc = spy_tsc_read_mcyc;
+	h->slots_lost = spy_slots_lost;
+	h->unregistered = counts[0];
+	h->error = strdup(spy_first_error);
+	read_cmdline(h);
+
+	/* modules: those loaded now, and the instrumented ones met before */
+	spy_modules_scan();
+	for (struct spy_unit *u = spy_units; u; u = u->next) {
+		nunits++;
+		nfuncs += u->nfuncs;
+		unknown_module |= u->module == UINT32_MAX;
+	}
+	p->modules = calloc(spy_nmodules + 1, sizeof(*p->modules));
+	p->funcsets = calloc(nunits ? nunits : 1, sizeof(*p->funcsets));
+	if (!p->modules || !p->funcsets) {
+		rc = -1;
+		goto out;
+	}
+	for (uint32_t i = 0; i < spy_nmodules; i++) {
+		const struct spy_module *m = &spy_modules[i];
+		struct gmon_module *g = &p->modules[p->nmodules++];
+
+		g->id = i;
+		g->flags = m->flags;
+		g->base = m->base;
+		g->text_lo = m->text_lo;
+		g->text_hi = m->text_hi;
+		g->path = strdup(spy_module_path(m));
+		g->build_id_len = m->build_id_len;
+		g->build_id = malloc(m->build_id_len ? m->build_id_len : 1);
+		if (g->build_id)
+			memcpy(g->build_id, m->build_id, m->build_id_len);
+		else
+			g->build_id_len = 0;
+	}
+	if (unknown_module) {
+		/* a unit whose module dl_iterate_phdr did not show: keep its functions anyway */
+		struct gmon_module *g = &p->modules[p->nmodules++];
+
+		g->id = spy_nmodules;
+		g->path = strdup("");
+		g->flags = GMON_MOD_INSTRUMENTED;
+	}
+	for (struct spy_unit *u = spy_units; u; u = u->next) {
+		struct gmon_funcs *fs = &p->funcsets[p->nfuncsets++];
+
+		fs->module = u->module == UINT32_MAX ? spy_nmodules : u->module;
+		fs->plugin_mode = SPY_UNIT_TAG_MODE(u->tag);
+		fs->funcs = calloc(u->nfuncs ? u->nfuncs : 1, sizeof(*fs->funcs));
+		if (!fs->funcs) {
+			rc = -1;
+			goto out;
+		}
+		fs->nr = u->nfuncs;
+		for (uint32_t i = 0; i < u->nfuncs; i++) {
+			const struct spy_ufunc *f = &u->funcs[i];
+			struct gmon_func *g = &fs->funcs[i];
+
+			g->addr = f->addr;
+			g->count = f->slot ? counts[f->slot] : 0;
+			g->line = f->line;
+			g->flags = f->flags;
+			g->name = strdup(f->name);
+			g->file = strdup(f->file);
+			if (f->slot && f->slot < nslots)
+				slot_addr[f->slot] = f->addr;
+		}
+	}
+
+	/* threads */
+	for (struct spy_thread *t = spy_threads; t; t = t->next)
+		nthreads++;
+	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
+	if (!p->threads) {
+		rc = -1;
+		goto out;
+	}
+	for (struct spy_thread *t = spy_threads; t; t = t->next) {
+		struct spy_tdata live;
+		const struct spy_tdata *d = &t->data;
+
+		if (t->state == SPY_THREAD_GONE)
+			continue;
+		if (t->state == SPY_THREAD_LIVE) {
+			*open_frames += t->tables ? t->depth : 0;
+			if (spy_thread_snapshot(t, &live)) {
+				rc = -1;
+				continue;
+			}
+			d = &live;
+		}
+		if (add_thread(p, t, d, slot_addr, nslots, with_counts))
+			rc = -1;
+		if (d == &live)
+			spy_tdata_free(&live);
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		struct gmon_thread *g = &p->threads[i];
+
+		merge_thread(g);
+		h->dropped_arcs += g->dropped_arcs;
+		h->dropped_funcs += g->dropped_funcs;
+		h->dropped_frames += g->dropped_frames;
+		h->abandoned += g->abandoned;
+		h->unmatched += g->unmatched;
+	}
+	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
+
+	p->counters = calloc(8, sizeof(*p->counters));
+	if (p->counters) {
+		add_counter(p, "threads", p->nthreads);
+		add_counter(p, "units", nunits);
+		add_counter(p, "functions", nfuncs);
+		add_counter(p, "slots", nslots);
+		add_counter(p, "open_frames", *open_frames);
+		add_counter(p, "plugin_modes", spy_plugin_modes);
+		add_counter(p, "thread_counts_omitted", !with_counts);
+		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
+	}
+out:
+	free(counts);
+	free(slot_addr);
+	return rc;
+}
+
+/* At the end, what was lost is said once on stderr (it is in the file header too). */
+static void report_losses(const struct gmon_header *h)
+{
+	if (h->error && *h->error)
+		spy_warn("spy: %s", h->error);
+	if (h->dropped_arcs || h->dropped_funcs)
+		spy_warn(
+			"spy: %llu arc and %llu function-time updates dropped: tables full (a thread holds at most "
+			"%u arcs and %u functions)",
+			(unsigned long long)h->dropped_arcs, (unsigned long long)h->dropped_funcs,
+			spy_cfg.arcs > SPY_ARCS_HARD ? spy_cfg.arcs : SPY_ARCS_HARD, SPY_FUNCS_HARD);
+	if (h->dropped_frames)
+		spy_warn("spy: %llu calls not recorded: shadow stack deeper than %u frames, or no memory",
+			 (unsigned long long)h->dropped_frames, SPY_STACK_MAX);
+	if (h->slots_lost)
+		spy_warn("spy: %llu functions share the unregistered counter: more than %u functions",
+			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
+}
+
+int spy_write(const char *path, int final)
+{
+	struct spy_thread *me = spy_tls_thread;
+	struct gmon_profile p;
+	int real = me != &spy_idle_thread && me != &spy_unattached;
+	char pbuf[PATH_MAX], err[512];
+	uint64_t open_frames = 0;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc, busy = 0;
+
+	if (!path) {
+		if (spy_out_path(&spy_cfg, pbuf, sizeof(pbuf), getpid(), spy_forked)) {
+			spy_warn("spy: cannot write profile: SPYRT_OUT expands to a path too long");
+			return -1;
+		}
+		path = pbuf;
+	}
+	/* hooks run by a signal handler during the write must not touch the tables being read */
+	if (real) {
+		busy = me->busy;
+		me->busy = 1;
+	}
+	gmon_profile_init(&p);
+	pthread_mutex_lock(&spy_lock);
+	/* at exit, what the exiting thread still has open ends now (exit() called from inside) */
+	if (final && real && me->tables && me->depth) {
+		uint64_t now = spy_cycles();
+		uint64_t ab = me->abandoned;
+
+		open_frames = me->depth;
+		spy_thread_close_frames(me, now);
+		me->abandoned = ab; /* open at exit is not abandoned */
+	}
+	rc = build(&p, final, &open_frames);
+	pthread_mutex_unlock(&spy_lock);
+	if (real)
+		me->busy = busy;
+	if (rc)
+		spy_note_error("out of memory while writing: the profile is incomplete");
+	if (final)
+		report_losses(&p.hdr);
+	if (gmon_encode(&p, 1, &buf, &len)) {
+		spy_warn("spy: cannot write profile '%s': out of memory", path);
+		gmon_profile_release(&p);
+		return -1;
+	}
+	gmon_profile_release(&p);
+	rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	free(buf);
+	if (rc)
+		spy_warn("spy: cannot write profile '%s': %s", path, err);
+	return rc;
+}

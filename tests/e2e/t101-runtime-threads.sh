@@ -1,0 +1,78 @@
+#!/bin/bash
+# t101: threads: samples/threads.c with N threads of M calls gives exactly N*M calls of work() and
+# worker->work arcs, one thread record per thread (N exited + main), whose per-thread counts and arcs
+# add up; in SPYRT_MODE time and count, with libspyrt.so and libspyrt.a.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+
+# threads_exact PROG N M: exact counts and arcs, and the thread records
+threads_exact() {
+	local prog=$1 n=$2 m=$3 d
+	rt_run "$prog" "$n" "$m" || return 1
+	cat >"$prog.expect" <<EOT
+func main 1
+func worker $n
+func work $((n * m))
+arc <spontaneous> main 1
+arc <spontaneous> worker $n
+arc worker work $((n * m))
+EOT
+	rt_facts "$prog.out" >"$prog.facts"
+	if [ "${RT_ENV:-}" = SPYRT_MODE=count ]; then
+		grep -v '^arc' "$prog.expect" >"$prog.expect2" && mv "$prog.expect2" "$prog.expect"
+	fi
+	rt_compare "$prog.expect" "$prog.facts" || return 1
+	d=$(rt_dump "$prog.out")
+	awk -v n="$n" -v m="$m" '
+		$1 == "thread" { threads++; if ($3 ~ /exited/) exited++; if ($3 ~ /main/) main++ }
+		$1 == "count" && $3 == "func=work" { sum += substr($4, 7); if (substr($4, 7) != m) bad++ }
+		END {
+			if (threads != n + 1 || exited != n || main != 1 || sum != n * m || bad) {
+				printf "threads %d (want %d), exited %d, main %d, per-thread work counts sum %d (want %d), %d not %d\n",
+					threads, n + 1, exited, main, sum, n * m, bad, m
+				exit 1
+			}
+		}' <<<"$d"
+}
+
+runs="1:300000 4:250000 16:20000 64:3000"
+tap_plan $((3 + 3 * 4))
+P=$T/threads
+PS=$T/threads-static
+check "threads builds (libspyrt.so)" rt_sample threads "$P"
+check "threads builds (libspyrt.a)" rt_cc_static "$PS" "$CC" "$SAMPLES/threads.c"
+for r in $runs; do
+	n=${r%%:*} m=${r#*:}
+	RT_ENV=SPYRT_MODE=time check "time: $n threads x $m calls, exact" threads_exact "$P" "$n" "$m"
+	RT_ENV=SPYRT_MODE=count check "count: $n threads x $m calls, exact" threads_exact "$P" "$n" "$m"
+	RT_ENV=SPYRT_MODE=time check "static, time: $n threads x $m calls, exact" threads_exact "$PS" "$n" "$m"
+done
+
+# many short threads: their data is kept, their memory is not
+many() {
+	cat >"$T/many.c" <<'EOC'
+#include <pthread.h>
+#include "sample.h"
+NOINL void tick(void) { BARRIER(); }
+NOINL void *run(void *a) { for (long i = 0; i < (long)a; i++) { tick(); BARRIER(); } return 0; }
+int main(void)
+{
+	for (int r = 0; r < 100; r++) {
+		pthread_t t[20];
+		for (int i = 0; i < 20; i++)
+			pthread_create(&t[i], 0, run, (void *)1000L);
+		for (int i = 0; i < 20; i++)
+			pthread_join(t[i], 0);
+	}
+	return 0;
+}
+EOC
+	rt_cc "$T/many" "$CC" "$T/many.c" || return 1
+	rt_run "$T/many" || return 1
+	rt_facts "$T/many.out" | grep -qx 'func tick 2000000' &&
+		rt_facts "$T/many.out" | grep -qx 'arc run tick 2000000' &&
+		[ "$(rt_dump "$T/many.out" | grep -c '^thread ')" -ge 2000 ] ||
+		{ rt_facts "$T/many.out" | grep tick; return 1; }
+}
+check "2000 short threads x 1000 calls: exact, every thread kept" many
+tap_done

@@ -1,0 +1,520 @@
+/* unit: common/gmon-io.c -lz */
+/* The profile file: a profile with every kind of record survives encoding and decoding, plain and
+ * compressed; every truncation and every damaged byte of a valid file is refused with a message (the
+ * run under ASan/UBSan shows none of them reads out of bounds); the atomic write and the dump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "gmon-format.h"
+
+static char *sdup(const char *s)
+{
+	char *c = strdup(s);
+
+	assert_non_null(c);
+	return c;
+}
+
+/* A profile touching every field; big makes one thread large enough to be compressed. */
+static void make_profile(struct gmon_profile *p, int big)
+{
+	static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1,  2,  3,  4,  5,  6,
+					 7,    8,    9,    10,   11, 12, 13, 14, 15, 16 };
+	struct gmon_header *h = &p->hdr;
+	uint64_t narcs = big ? 1000 : 3;
+
+	gmon_profile_init(p);
+	h->tool = sdup("spy test");
+	h->abi = 1;
+	h->pid = 1234;
+	h->ppid = 1;
+	h->mode = 2;
+	h->flags = GMON_HDR_FINAL | GMON_HDR_TSC_INVARIANT;
+	h->start_ns = 1000;
+	h->end_ns = 2000;
+	h->tsc_hz = 2500000000u;
+	h->hook_out_mcyc = 39601;
+	h->hook_in_mcyc = 24762;
+	h->tsc_read_mcyc = 24596;
+	h->dropped_arcs = 5;
+	h->dropped_funcs = 6;
+	h->dropped_frames = 7;
+	h->abandoned = 8;
+	h->unmatched = 9;
+	h->slots_lost = 10;
+	h->unregistered = 11;
+	h->error = sdup("something odd");
+	h->argc = 2;
+	h->argv = calloc(2, sizeof(char *));
+	h->argv[0] = sdup("./prog");
+	h->argv[1] = sdup("arg with spaces");
+
+	p->nmodules = 2;
+	p->modules = calloc(2, sizeof(*p->modules));
+	p->modules[0] = (struct gmon_module){ 0,
+					      GMON_MOD_MAIN | GMON_MOD_INSTRUMENTED,
+					      0x555500000000,
+					      0x555500001000,
+					      0x555500002000,
+					      sdup("/bin/prog"),
+					      20,
+					      malloc(20) };
+	memcpy(p->modules[0].build_id, bid, 20);
+	p->modules[1] = (struct gmon_module){ 7,
+					      GMON_MOD_CLOSED,
+					      0x7f0000000000,
+					      0x7f0000001000,
+					      0x7f0000003000,
+					      sdup("/lib/plugin.so"),
+					      0,
+					      NULL };
+
+	p->nfuncsets = 2;
+	p->funcsets = calloc(2, sizeof(*p->funcsets));
+	p->funcsets[0].module = 0;
+	p->funcsets[0].plugin_mode = 2;
+	p->funcsets[0].nr = 2;
+	p->funcsets[0].funcs = calloc(2, sizeof(struct gmon_func));
+	p->funcsets[0].funcs[0] =
+		(struct gmon_func){ 0x555500001100, 1, 10, 1, sdup("main"), sdup("prog.c") };
+	p->funcsets[0].funcs[1] =
+		(struct gmon_func){ 0x555500001200, 42, 20, 3, sdup("_Z1fv"), sdup("prog.c") };
+	p->funcsets[1].module = 7;
+	p->funcsets[1].plugin_mode = 1;
+	p->funcsets[1].nr = 1;
+	p->funcsets[1].funcs = calloc(1, sizeof(struct gmon_func));
+	p->funcsets[1].funcs[0] =
+		(struct gmon_func){ 0x7f0000001100, 3, 5, 1, sdup("plugin_entry"), sdup("plugin.c") };
+
+	p->nthreads = 2;
+	p->threads = calloc(2, sizeof(*p->threads));
+	for (int t = 0; t < 2; t++) {
+		struct gmon_thread *th = &p->threads[t];
+
+		th->tid = 1234 + (uint32_t)t;
+		th->flags = t ? GMON_THREAD_EXITED : GMON_THREAD_MAIN;
+		th->start_ns = 1100;
+		th->end_ns = 1900;
+		th->name = sdup(t ? "worker" : "prog");
+		th->dropped_arcs = 1;
+		th->abandoned = 2;
+		th->narcs = t ? 1 : narcs;
+		th->arcs = calloc(th->narcs, sizeof(*th->arcs));
+		for (uint64_t i = 0; i < th->narcs; i++)
+			th->arcs[i] =
+				(struct gmon_arc){ 0x555500001150 + i, i ? 0x555500001100 : GMON_CALLER_NONE,
+						   0x555500001200,     40 + i,
+						   1000 * i,           500 * i };
+		th->nfstats = 1;
+		th->fstats = calloc(1, sizeof(*th->fstats));
+		th->fstats[0].addr = 0x555500001200;
+		th->fstats[0].calls = 42;
+		th->fstats[0].incl = 5000;
+		th->fstats[0].self = 4000;
+		th->fstats[0].min = 3;
+		th->fstats[0].max = 900;
+		th->fstats[0].hist[1] = 2;
+		th->fstats[0].hist[9] = 40;
+		th->ncounts = 2;
+		th->counts = calloc(2, sizeof(*th->counts));
+		th->counts[0] = (struct gmon_count){ 0, 11 };
+		th->counts[1] = (struct gmon_count){ 0x555500001200, 42 };
+	}
+	p->ncounters = 2;
+	p->counters = calloc(2, sizeof(*p->counters));
+	p->counters[0] = (struct gmon_counter){ sdup("threads"), 2 };
+	p->counters[1] = (struct gmon_counter){ sdup("open_frames"), 0 };
+}
+
+static void same_profile(const struct gmon_profile *a, const struct gmon_profile *b)
+{
+	const struct gmon_header *x = &a->hdr, *y = &b->hdr;
+
+	assert_string_equal(x->tool, y->tool);
+	assert_int_equal(x->abi, y->abi);
+	assert_int_equal(x->pid, y->pid);
+	assert_int_equal(x->ppid, y->ppid);
+	assert_int_equal(x->mode, y->mode);
+	assert_int_equal(x->flags, y->flags);
+	assert_int_equal(x->start_ns, y->start_ns);
+	assert_int_equal(x->end_ns, y->end_ns);
+	assert_int_equal(x->tsc_hz, y->tsc_hz);
+	assert_int_equal(x->hook_out_mcyc, y->hook_out_mcyc);
+	assert_int_equal(x->hook_in_mcyc, y->hook_in_mcyc);
+	assert_int_equal(x->tsc_read_mcyc, y->tsc_read_mcyc);
+	assert_int_equal(x->dropped_arcs, y->dropped_arcs);
+	assert_int_equal(x->dropped_funcs, y->dropped_funcs);
+	assert_int_equal(x->dropped_frames, y->dropped_frames);
+	assert_int_equal(x->abandoned, y->abandoned);
+	assert_int_equal(x->unmatched, y->unmatched);
+	assert_int_equal(x->slots_lost, y->slots_lost);
+	assert_int_equal(x->unregistered, y->unregistered);
+	assert_string_equal(x->error, y->error);
+	assert_int_equal(x->argc, y->argc);
+	for (uint32_t i = 0; i < x->argc; i++)
+		assert_string_equal(x->argv[i], y->argv[i]);
+
+	assert_int_equal(a->nmodules, b->nmodules);
+	for (uint32_t i = 0; i < a->nmodules; i++) {
+		const struct gmon_module *m = &a->modules[i], *n = &b->modules[i];
+
+		assert_int_equal(m->id, n->id);
+		assert_int_equal(m->flags, n->flags);
+		assert_int_equal(m->base, n->base);
+		assert_int_equal(m->text_lo, n->text_lo);
+		assert_int_equal(m->text_hi, n->text_hi);
+		assert_string_equal(m->path, n->path);
+		assert_int_equal(m->build_id_len, n->build_id_len);
+		if (m->build_id_len)
+			assert_memory_equal(m->build_id, n->build_id, m->build_id_len);
+	}
+	assert_int_equal(a->nfuncsets, b->nfuncsets);
+	for (uint32_t i = 0; i < a->nfuncsets; i++) {
+		assert_int_equal(a->funcsets[i].module, b->funcsets[i].module);
+		assert_int_equal(a->funcsets[i].plugin_mode, b->funcsets[i].plugin_mode);
+		assert_int_equal(a->funcsets[i].nr, b->funcsets[i].nr);
+		for (uint32_t j = 0; j < a->funcsets[i].nr; j++) {
+			const struct gmon_func *f = &a->funcsets[i].funcs[j], *g = &b->funcsets[i].funcs[j];
+
+			assert_int_equal(f->addr, g->addr);
+			assert_int_equal(f->count, g->count);
+			assert_int_equal(f->line, g->line);
+			assert_int_equal(f->flags, g->flags);
+			assert_string_equal(f->name, g->name);
+			assert_string_equal(f->file, g->file);
+		}
+	}
+	assert_int_equal(a->nthreads, b->nthreads);
+	for (uint32_t i = 0; i < a->nthreads; i++) {
+		const struct gmon_thread *s = &a->threads[i], *t = &b->threads[i];
+
+		assert_int_equal(s->tid, t->tid);
+		assert_int_equal(s->flags, t->flags);
+		assert_int_equal(s->start_ns, t->start_ns);
+		assert_int_equal(s->end_ns, t->end_ns);
+		assert_string_equal(s->name, t->name);
+		assert_int_equal(s->dropped_arcs, t->dropped_arcs);
+		assert_int_equal(s->abandoned, t->abandoned);
+		assert_int_equal(s->narcs, t->narcs);
+		assert_memory_equal(s->arcs, t->arcs, s->narcs * sizeof(*s->arcs));
+		assert_int_equal(s->nfstats, t->nfstats);
+		assert_memory_equal(s->fstats, t->fstats, s->nfstats * sizeof(*s->fstats));
+		assert_int_equal(s->ncounts, t->ncounts);
+		assert_memory_equal(s->counts, t->counts, s->ncounts * sizeof(*s->counts));
+	}
+	assert_int_equal(a->ncounters, b->ncounters);
+	for (uint32_t i = 0; i < a->ncounters; i++) {
+		assert_string_equal(a->counters[i].name, b->counters[i].name);
+		assert_int_equal(a->counters[i].value, b->counters[i].value);
+	}
+}
+
+/* The record flags of the encoding, ORed. */
+static unsigned record_flags(const uint8_t *buf, size_t len)
+{
+	unsigned flags = 0;
+
+	for (size_t off = GMON_FILE_HEADER_SIZE; off + GMON_RECORD_HEADER_SIZE <= len;) {
+		uint64_t plen = 0;
+
+		flags |= buf[off + 2];
+		for (int i = 7; i >= 0; i--)
+			plen = plen << 8 | buf[off + 8 + i];
+		off += GMON_RECORD_HEADER_SIZE + plen;
+	}
+	return flags;
+}
+
+static void round_trip(int big, int level, int want_zlib)
+{
+	struct gmon_profile p, q;
+	uint8_t *buf;
+	size_t len;
+	char err[256] = "";
+
+	make_profile(&p, big);
+	assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
+	assert_memory_equal(buf, "gmonSPY\x01", 8);
+	assert_int_equal(!!(record_flags(buf, len) & GMON_REC_ZLIB), want_zlib);
+	if (gmon_decode(buf, len, &q, err, sizeof(err)))
+		fail_msg("decode: %s", err);
+	same_profile(&p, &q);
+	gmon_profile_release(&q);
+	gmon_profile_release(&p);
+	free(buf);
+}
+
+static void test_round_trip_plain(void **state)
+{
+	(void)state;
+	round_trip(0, 0, 0);
+	round_trip(1, 0, 0);
+}
+
+static void test_round_trip_zlib(void **state)
+{
+	(void)state;
+	round_trip(0, 6, 0); /* all records small: nothing worth compressing */
+	round_trip(1, 6, 1);
+}
+
+static void test_empty_profile(void **state)
+{
+	struct gmon_profile p, q;
+	uint8_t *buf;
+	size_t len;
+	char err[256];
+
+	(void)state;
+	gmon_profile_init(&p);
+	assert_int_equal(gmon_encode(&p, 1, &buf, &len), 0);
+	assert_int_equal(gmon_decode(buf, len, &q, err, sizeof(err)), 0);
+	assert_string_equal(q.hdr.tool, "");
+	assert_int_equal(q.nthreads, 0);
+	gmon_profile_release(&q);
+	free(buf);
+}
+
+/* Every prefix of a valid file is refused with a message. */
+static void truncations(int big, int level)
+{
+	struct gmon_profile p, q;
+	uint8_t *buf, *cut;
+	size_t len;
+
+	make_profile(&p, big);
+	assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
+	gmon_profile_release(&p);
+	for (size_t n = 0; n < len; n++) {
+		char err[256] = "";
+
+		/* an exact-size copy, so ASan sees any read past the end */
+		cut = malloc(n ? n : 1);
+		memcpy(cut, buf, n);
+		if (gmon_decode(cut, n, &q, err, sizeof(err)) != -1)
+			fail_msg("a file cut to %zu of %zu bytes was accepted", n, len);
+		if (!err[0])
+			fail_msg("no message for a file cut to %zu bytes", n);
+		assert_int_equal(q.nthreads, 0); /* released */
+		free(cut);
+	}
+	free(buf);
+}
+
+static void test_truncations(void **state)
+{
+	(void)state;
+	truncations(0, 0);
+	truncations(1, 1);
+}
+
+/* Every byte of a valid file, changed in two ways, makes it refused with a message. */
+static void corruptions(int big, int level)
+{
+	static const uint8_t flips[] = { 0x01, 0xff };
+	struct gmon_profile p, q;
+	uint8_t *buf, *bad;
+	size_t len;
+
+	make_profile(&p, big);
+	assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
+	gmon_profile_release(&p);
+	bad = malloc(len);
+	for (size_t i = 0; i < len; i++) {
+		for (size_t k = 0; k < sizeof(flips); k++) {
+			char err[256] = "";
+
+			memcpy(bad, buf, len);
+			bad[i] ^= flips[k];
+			if (gmon_decode(bad, len, &q, err, sizeof(err)) != -1)
+				fail_msg("byte %zu ^ 0x%02x of %zu was accepted", i, flips[k], len);
+			if (!err[0])
+				fail_msg("no message for byte %zu ^ 0x%02x", i, flips[k]);
+		}
+	}
+	free(bad);
+	free(buf);
+}
+
+static void test_corruptions(void **state)
+{
+	(void)state;
+	corruptions(0, 0);
+	corruptions(1, 1);
+}
+
+static void expect_error(const uint8_t *buf, size_t len, const char *want)
+{
+	struct gmon_profile q;
+	char err[256] = "";
+
+	assert_int_equal(gmon_decode(buf, len, &q, err, sizeof(err)), -1);
+	if (!strstr(err, want))
+		fail_msg("error '%s' does not say '%s'", err, want);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Re-seal a record after editing its payload: recompute its CRC, as a lying writer would. */
+static void reseal(uint8_t *rec)
+{
+	uint64_t plen = 0;
+	uint32_t crc;
+
+	for (int i = 7; i >= 0; i--)
+		plen = plen << 8 | rec[8 + i];
+	put32(rec + 4, 0);
+	crc = gmon_crc32(0, rec, GMON_RECORD_HEADER_SIZE);
+	crc = gmon_crc32(crc, rec + GMON_RECORD_HEADER_SIZE, (size_t)plen);
+	put32(rec + 4, crc);
+}
+
+static void test_bad_inputs(void **state)
+{
+	uint8_t gnu[20] = "gmon";
+	uint8_t hdr[16] = "gmonSPY\x01";
+	struct gmon_profile p;
+	uint8_t *buf;
+	size_t len;
+
+	(void)state;
+	expect_error((const uint8_t *)"", 0, "bad magic");
+	expect_error((const uint8_t *)"GMON", 4, "bad magic");
+	put32(gnu + 4, 1);
+	expect_error(gnu, sizeof(gnu), "GNU gmon.out");
+	put32(hdr + 8, 0);
+	put32(hdr + 12, gmon_crc32(0, hdr, 12));
+	expect_error(hdr, sizeof(hdr), "no END record");
+	put32(hdr + 8, 99);
+	put32(hdr + 12, gmon_crc32(0, hdr, 12));
+	expect_error(hdr, sizeof(hdr), "newer");
+
+	/* a well-sealed record whose inner count lies: too many arcs for the bytes */
+	make_profile(&p, 0);
+	assert_int_equal(gmon_encode(&p, 0, &buf, &len), 0);
+	gmon_profile_release(&p);
+	{
+		size_t off = GMON_FILE_HEADER_SIZE;
+
+		/* walk to the first THREAD record */
+		while (buf[off] != GMON_TAG_THREAD) {
+			uint64_t plen = 0;
+
+			for (int i = 7; i >= 0; i--)
+				plen = plen << 8 | buf[off + 8 + i];
+			off += GMON_RECORD_HEADER_SIZE + plen;
+		}
+		/* tid, flags, start, end, name "prog", 5 counters, then narcs */
+		put64(buf + off + 16 + 4 + 4 + 8 + 8 + 4 + 4 + 40, UINT64_MAX / 2);
+		reseal(buf + off);
+		expect_error(buf, len, "cannot fit");
+	}
+	free(buf);
+}
+
+static void test_write_file(void **state)
+{
+	char dir[] = "/tmp/test-gmon-io.XXXXXX", path[256], link[256], victim[256], err[256];
+	const char data[] = "gmonSPY\x01 some bytes";
+	char got[64] = "";
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/gmon.out", dir);
+	assert_int_equal(gmon_write_file(path, data, sizeof(data), err, sizeof(err)), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(got, 1, sizeof(got), f), sizeof(data));
+	fclose(f);
+	assert_memory_equal(got, data, sizeof(data));
+	/* a symlink in the way is replaced, never followed */
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link, sizeof(link), "%s/link.out", dir);
+	f = fopen(victim, "w");
+	fputs("keep", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(gmon_write_file(link, data, sizeof(data), err, sizeof(err)), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	/* no temporary file is left behind */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(unlink(victim), 0);
+	assert_int_equal(rmdir(dir), 0);
+	/* a missing directory: an error with the reason */
+	snprintf(path, sizeof(path), "%s/gmon.out", dir);
+	assert_int_equal(gmon_write_file(path, data, sizeof(data), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file or directory"));
+}
+
+static void test_dump(void **state)
+{
+	struct gmon_profile p;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	(void)state;
+	make_profile(&p, 0);
+	gmon_dump(f, &p);
+	fclose(f);
+	assert_non_null(strstr(text, "header tool=spy test abi=1 pid=1234"));
+	assert_non_null(strstr(text, "build_id=deadbeef0102"));
+	assert_non_null(strstr(text, "func _Z1fv count=42 module=0 mode=time"));
+	assert_non_null(strstr(text, "arc tid=1234 caller=<spontaneous> callee=_Z1fv count=40"));
+	assert_non_null(strstr(text, "arc tid=1234 caller=main callee=_Z1fv count=41"));
+	assert_non_null(strstr(
+		text, "time tid=1234 func=_Z1fv calls=42 incl=5000 self=4000 min=3 max=900 hist=1:2,9:40"));
+	assert_non_null(strstr(text, "count tid=1234 func=<unregistered> count=11"));
+	assert_non_null(strstr(text, "counter threads=2"));
+	free(text);
+	gmon_profile_release(&p);
+}
+
+static void test_crc(void **state)
+{
+	(void)state;
+	/* the check value of CRC-32/ISO-HDLC */
+	assert_int_equal(gmon_crc32(0, "123456789", 9), 0xcbf43926u);
+	assert_int_equal(gmon_crc32(gmon_crc32(0, "1234", 4), "56789", 5), 0xcbf43926u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc),
+		cmocka_unit_test(test_round_trip_plain),
+		cmocka_unit_test(test_round_trip_zlib),
+		cmocka_unit_test(test_empty_profile),
+		cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_corruptions),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_dump),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

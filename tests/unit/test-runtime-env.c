@@ -1,0 +1,178 @@
+/* unit: runtime/env.c */
+/* The runtime's environment: defaults, every accepted value, and every bad one costing exactly one
+ * stderr line that names the variable and the value, with the default kept; SPYRT_OUT's expansion. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "spyrt.h"
+
+/* Load env (NULL-terminated) with stderr captured into err; returns the number of lines. */
+static int load(struct spy_config *cfg, char **env, char *err, size_t sz)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), lines = 0;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	spy_env_load(cfg, env);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(err, 1, sz - 1, tmp);
+	err[n] = 0;
+	fclose(tmp);
+	for (size_t i = 0; i < n; i++)
+		lines += err[i] == '\n';
+	return lines;
+}
+
+static void release(struct spy_config *c)
+{
+	free(c->out);
+	free(c->start);
+	free(c->stop);
+}
+
+static void test_defaults(void **state)
+{
+	char *env[] = { "HOME=/root", "PATH=/bin", NULL }, err[1024];
+	struct spy_config c;
+
+	(void)state;
+	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
+	assert_string_equal(c.out, "gmon.out");
+	assert_int_equal(c.out_has_pid, 0);
+	assert_int_equal(c.mode, SPY_MODE_TIME);
+	assert_int_equal(c.arcs, SPY_ARCS_DEFAULT);
+	assert_null(c.start);
+	assert_null(c.stop);
+	assert_int_equal(c.off, 0);
+	assert_int_equal(c.ready, 0);
+	release(&c);
+}
+
+static void test_good_values(void **state)
+{
+	char *env[] = {
+		"SPYRT_OUT=/tmp/prof.%p.%%", "SPYRT_MODE=arcs", "SPYRT_ARCS=50000", "SPYRT_START=main",
+		"SPYRT_STOP=_Z4stopv",       "SPYRT_OFF=1",     "SPYRT_READY=1",    NULL
+	};
+	char err[1024];
+	struct spy_config c;
+
+	(void)state;
+	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
+	assert_string_equal(c.out, "/tmp/prof.%p.%%");
+	assert_int_equal(c.out_has_pid, 1);
+	assert_int_equal(c.mode, SPY_MODE_ARCS);
+	assert_int_equal(c.arcs, 50000);
+	assert_string_equal(c.start, "main");
+	assert_string_equal(c.stop, "_Z4stopv");
+	assert_int_equal(c.off, 1);
+	assert_int_equal(c.ready, 1);
+	release(&c);
+	{
+		char *e2[] = { "SPYRT_MODE=count", "SPYRT_OFF=0", NULL };
+
+		assert_int_equal(load(&c, e2, err, sizeof(err)), 0);
+		assert_int_equal(c.mode, SPY_MODE_COUNT);
+		assert_int_equal(c.off, 0);
+		release(&c);
+	}
+}
+
+/* One bad variable: one line naming it and its value, and the default. */
+static void bad(const char *var, const char *want_in_line)
+{
+	char *env[] = { (char *)var, NULL }, err[1024], name[64], value[256];
+	struct spy_config c, def;
+	char *none[] = { NULL };
+	const char *eq = strchr(var, '=');
+
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - var), var);
+	snprintf(value, sizeof(value), "'%s'", eq + 1);
+	if (load(&c, env, err, sizeof(err)) != 1)
+		fail_msg("%s: want one line, got: %s", var, err);
+	if (!strstr(err, name) || (eq[1] && !strstr(err, value)) || !strstr(err, want_in_line))
+		fail_msg("%s: the line does not say %s, %s and '%s': %s", var, name, value, want_in_line,
+			 err);
+	load(&def, none, err, sizeof(err));
+	assert_string_equal(c.out, def.out);
+	assert_int_equal(c.mode, def.mode);
+	assert_int_equal(c.arcs, def.arcs);
+	assert_int_equal(c.off, def.off);
+	assert_int_equal(c.ready, def.ready);
+	assert_null(c.start);
+	assert_null(c.stop);
+	release(&c);
+	release(&def);
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	bad("SPYRT_MODE=fast", "using time");
+	bad("SPYRT_MODE=", "using time");
+	bad("SPYRT_MODE=TIME", "using time");
+	bad("SPYRT_ARCS=12x", "using 10000");
+	bad("SPYRT_ARCS=-5", "using 10000");
+	bad("SPYRT_ARCS=10", "using 10000");
+	bad("SPYRT_ARCS=99999999999999999999", "using 10000");
+	bad("SPYRT_ARCS=", "using 10000");
+	bad("SPYRT_OFF=2", "using 0");
+	bad("SPYRT_OFF=yes", "using 0");
+	bad("SPYRT_READY=", "using 0");
+	bad("SPYRT_OUT=", "is empty; using gmon.out");
+	bad("SPYRT_OUT=/tmp/dir/", "names a directory");
+	bad("SPYRT_OUT=prof.%d", "% not followed by p");
+	bad("SPYRT_OUT=prof.%", "% not followed by p");
+	bad("SPYRT_START=", "not a function name");
+	bad("SPYRT_STOP=two words", "not a function name");
+	bad("SPYRT_MODES=time", "unknown variable");
+	bad("SPYRT_HZ=1000", "not implemented");
+}
+
+static void test_out_path(void **state)
+{
+	struct spy_config c = { .out = "prof.%p.out", .out_has_pid = 1 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(spy_out_path(&c, buf, sizeof(buf), 42, 0), 0);
+	assert_string_equal(buf, "prof.42.out");
+	assert_int_equal(spy_out_path(&c, buf, sizeof(buf), 42, 1), 0);
+	assert_string_equal(buf, "prof.42.out"); /* %p already tells a child's file apart */
+	c.out = "gmon.out";
+	c.out_has_pid = 0;
+	assert_int_equal(spy_out_path(&c, buf, sizeof(buf), 42, 0), 0);
+	assert_string_equal(buf, "gmon.out");
+	assert_int_equal(spy_out_path(&c, buf, sizeof(buf), 77, 1), 0);
+	assert_string_equal(buf, "gmon.out.77");
+	c.out = "a%%b";
+	assert_int_equal(spy_out_path(&c, buf, sizeof(buf), 1, 0), 0);
+	assert_string_equal(buf, "a%b");
+	c.out = "%p%p%p%p%p%p%p%p";
+	c.out_has_pid = 1;
+	assert_int_equal(spy_out_path(&c, buf, 16, 123456, 0), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_good_values),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_out_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,452 @@
+/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c */
+/* The whole runtime, driven as the plugin drives it: functions here call __spy_enter and __spy_exit by
+ * hand, and count through __spy_counts. Checked through the profile spy_dump() writes and the shared
+ * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits,
+ * registration (slots, dedupe, names that outlive the unit), exact counts across threads, and
+ * spy_on/spy_off/spy_flush. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "spyrt.h"
+
+#define NOINL __attribute__((noinline, noipa))
+#define BARRIER() __asm__ volatile("" ::: "memory")
+/* as the plugin inserts them; the barrier after the exit hook keeps it from becoming a tail call */
+#define ENTER(fn) __spy_enter((void *)(fn), __builtin_return_address(0))
+#define EXIT(fn)                          \
+	do {                              \
+		__spy_exit((void *)(fn)); \
+		BARRIER();                \
+	} while (0)
+
+static char path[64];
+
+static void load(struct gmon_profile *p)
+{
+	char err[256];
+
+	assert_int_equal(spy_dump(path), 0);
+	if (gmon_read_file(path, p, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+}
+
+/* Sum of the arcs caller -> callee over threads and call sites (caller 0: spontaneous). */
+static uint64_t arcs(const struct gmon_profile *p, const void *caller, const void *callee, uint64_t *incl)
+{
+	uint64_t n = 0, in = 0;
+
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint64_t i = 0; i < p->threads[t].narcs; i++) {
+			const struct gmon_arc *a = &p->threads[t].arcs[i];
+
+			if (a->caller == (uint64_t)(uintptr_t)caller &&
+			    a->callee == (uint64_t)(uintptr_t)callee) {
+				n += a->count;
+				in += a->incl;
+			}
+		}
+	if (incl)
+		*incl = in;
+	return n;
+}
+
+static const struct gmon_fstat *fstat(const struct gmon_profile *p, const void *fn)
+{
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint64_t i = 0; i < p->threads[t].nfstats; i++)
+			if (p->threads[t].fstats[i].addr == (uint64_t)(uintptr_t)fn)
+				return &p->threads[t].fstats[i];
+	return NULL;
+}
+
+static volatile uint64_t sink;
+
+static NOINL void leaf(void)
+{
+	ENTER(leaf);
+	for (int i = 0; i < 50; i++)
+		sink += (uint64_t)i;
+	EXIT(leaf);
+}
+
+static NOINL void mid(int n)
+{
+	ENTER(mid);
+	for (int i = 0; i < n; i++) {
+		leaf();
+		BARRIER();
+	}
+	EXIT(mid);
+}
+
+static NOINL void top(int n)
+{
+	ENTER(top);
+	mid(n);
+	BARRIER();
+	leaf();
+	EXIT(top);
+}
+
+static void test_arcs_and_times(void **state)
+{
+	struct gmon_profile p;
+	uint64_t in_top, in_mid, in_leaf;
+	const struct gmon_fstat *f;
+
+	(void)state;
+	spy_flush();
+	for (int i = 0; i < 10; i++)
+		top(3);
+	load(&p);
+	assert_int_equal(arcs(&p, NULL, top, &in_top), 10);
+	assert_int_equal(arcs(&p, top, mid, &in_mid), 10);
+	assert_int_equal(arcs(&p, mid, leaf, &in_leaf), 30);
+	assert_int_equal(arcs(&p, top, leaf, NULL), 10);
+	assert_true(in_top > in_mid && in_mid > in_leaf && in_leaf > 0);
+	f = fstat(&p, leaf);
+	assert_non_null(f);
+	assert_int_equal(f->calls, 40);
+	assert_true(f->min > 0 && f->min <= f->max && f->self == f->incl);
+	{
+		uint64_t h = 0;
+
+		for (int k = 0; k < GMON_HIST_BUCKETS; k++)
+			h += f->hist[k];
+		assert_int_equal(h, 40);
+	}
+	f = fstat(&p, top);
+	assert_true(f->incl == in_top && f->self < f->incl);
+	assert_int_equal(p.hdr.mode, SPY_MODE_TIME);
+	assert_true(p.hdr.tsc_hz > 0);
+	assert_true(p.hdr.hook_out_mcyc > 0);
+	gmon_profile_release(&p);
+}
+
+static NOINL void rec(int n)
+{
+	ENTER(rec);
+	if (n > 0) {
+		rec(n - 1);
+		BARRIER();
+		rec(n - 1);
+		BARRIER();
+	} else {
+		leaf();
+	}
+	EXIT(rec);
+}
+
+static void test_recursion_counted_once(void **state)
+{
+	struct gmon_profile p;
+	uint64_t outer, inner;
+	const struct gmon_fstat *f;
+
+	(void)state;
+	spy_flush();
+	rec(8);
+	load(&p);
+	assert_int_equal(arcs(&p, NULL, rec, &outer), 1);
+	assert_int_equal(arcs(&p, rec, rec, &inner), 510);
+	/* inner activations add no inclusive time: rec's is its outermost call's */
+	assert_int_equal(inner, 0);
+	f = fstat(&p, rec);
+	assert_int_equal(f->calls, 511);
+	assert_int_equal(f->incl, outer);
+	/* its self time is its inclusive time less leaf's */
+	assert_true(f->self < f->incl);
+	gmon_profile_release(&p);
+}
+
+static jmp_buf env;
+
+static NOINL void jump3(void)
+{
+	ENTER(jump3);
+	longjmp(env, 1);
+}
+
+static NOINL void jump2(void)
+{
+	ENTER(jump2);
+	jump3();
+	EXIT(jump2);
+}
+
+static NOINL void jump1(void)
+{
+	ENTER(jump1);
+	jump2();
+	EXIT(jump1);
+}
+
+static NOINL void after(void)
+{
+	ENTER(after);
+	EXIT(after);
+}
+
+static NOINL void longjmp_body(void)
+{
+	volatile int n = 0;
+
+	ENTER(longjmp_body);
+	if (setjmp(env) == 0)
+		jump1();
+	n++;
+	after();
+	EXIT(longjmp_body);
+}
+
+static void test_longjmp_repaired(void **state)
+{
+	struct gmon_profile p;
+
+	(void)state;
+	spy_flush();
+	for (int i = 0; i < 5; i++)
+		longjmp_body();
+	load(&p);
+	/* three frames abandoned by each longjmp, found dead at after()'s enter */
+	assert_int_equal(p.hdr.abandoned, 15);
+	assert_int_equal(p.hdr.unmatched, 0);
+	assert_int_equal(arcs(&p, longjmp_body, jump1, NULL), 5);
+	assert_int_equal(arcs(&p, jump2, jump3, NULL), 5);
+	/* after() was called by longjmp_body, not by the dead jump3 */
+	assert_int_equal(arcs(&p, longjmp_body, after, NULL), 5);
+	assert_int_equal(arcs(&p, NULL, longjmp_body, NULL), 5);
+	gmon_profile_release(&p);
+}
+
+static NOINL void stray(void)
+{
+	EXIT(stray);
+}
+
+static void test_unmatched_exit(void **state)
+{
+	struct gmon_profile p;
+
+	(void)state;
+	spy_flush();
+	stray();
+	stray();
+	load(&p);
+	assert_int_equal(p.hdr.unmatched, 2);
+	assert_int_equal(p.hdr.abandoned, 0);
+	gmon_profile_release(&p);
+}
+
+/* ---- registration and counting, as a module's constructor and counters do ---- */
+
+static uint64_t slot_a, slot_b;
+static NOINL void func_a(void)
+{
+}
+static NOINL void func_b(void)
+{
+}
+static struct spy_func unit[2];
+static char name_a[] = "func_a", name_b[] = "func_b", file_c[] = "unit.c";
+
+static void count(uint64_t *slot, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t *c = __spy_counts;
+
+		if (!c)
+			c = __spy_counts_slow();
+		c[*slot]++;
+	}
+}
+
+static const struct gmon_func *func(const struct gmon_profile *p, const char *name)
+{
+	const struct gmon_func *found = NULL;
+
+	for (uint32_t i = 0; i < p->nfuncsets; i++)
+		for (uint32_t j = 0; j < p->funcsets[i].nr; j++)
+			if (!strcmp(p->funcsets[i].funcs[j].name, name))
+				found = &p->funcsets[i].funcs[j];
+	return found;
+}
+
+static void register_unit(void)
+{
+	unit[0] = (struct spy_func){ (void *)func_a, name_a, file_c, &slot_a, 10, SPY_FUNC_HOOKS, 0 };
+	unit[1] = (struct spy_func){ (void *)func_b, name_b, file_c, &slot_b, 20, SPY_FUNC_HOOKS, 0 };
+	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME));
+}
+
+static void test_register(void **state)
+{
+	struct gmon_profile p;
+	const struct gmon_func *f;
+	uint32_t units = 0;
+
+	(void)state;
+	spy_flush();
+	count(&slot_a, 3); /* before registration: slot 0, the unregistered count */
+	register_unit();
+	assert_true(slot_a > 0 && slot_b > 0 && slot_a != slot_b);
+	/* another unit of the same module: the same records again, ignored */
+	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME));
+	count(&slot_a, 5);
+	count(&slot_b, 7);
+	/* the unit goes away (dlclose) and its strings with it: the names were copied */
+	__spy_unregister_unit(unit, unit + 2);
+	strcpy(name_a, "XXXXXX");
+	load(&p);
+	f = func(&p, "func_a");
+	assert_non_null(f);
+	assert_int_equal(f->count, 5);
+	assert_int_equal(f->line, 10);
+	assert_string_equal(f->file, "unit.c");
+	assert_int_equal(f->addr, (uint64_t)(uintptr_t)func_a);
+	assert_int_equal(func(&p, "func_b")->count, 7);
+	assert_null(func(&p, "XXXXXX"));
+	assert_int_equal(p.hdr.unregistered, 3);
+	for (uint32_t i = 0; i < p.nfuncsets; i++)
+		for (uint32_t j = 0; j < p.funcsets[i].nr; j++)
+			units += !strcmp(p.funcsets[i].funcs[j].name, "func_a");
+	assert_int_equal(units, 1);
+	gmon_profile_release(&p);
+	/* registered again (dlopen after dlclose): the same slots back */
+	{
+		uint64_t a = slot_a;
+
+		strcpy(name_a, "func_a");
+		slot_a = slot_b = 0;
+		register_unit();
+		assert_int_equal(slot_a, a);
+	}
+}
+
+enum {
+	THREADS = 8,
+	PER_THREAD = 100000
+};
+
+static void *counting_thread(void *arg)
+{
+	(void)arg;
+	count(&slot_b, PER_THREAD);
+	for (int i = 0; i < 100; i++)
+		leaf();
+	return NULL;
+}
+
+static void test_threads_exact(void **state)
+{
+	pthread_t t[THREADS];
+	struct gmon_profile p;
+	uint32_t exited = 0;
+
+	(void)state;
+	spy_flush();
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, counting_thread, NULL), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	load(&p);
+	/* every count of every thread, though all the threads are gone */
+	assert_int_equal(func(&p, "func_b")->count, (uint64_t)THREADS * PER_THREAD);
+	assert_int_equal(arcs(&p, NULL, leaf, NULL), THREADS * 100);
+	for (uint32_t i = 0; i < p.nthreads; i++)
+		exited += !!(p.threads[i].flags & GMON_THREAD_EXITED);
+	assert_true(exited >= THREADS);
+	gmon_profile_release(&p);
+}
+
+static void test_on_off_flush(void **state)
+{
+	struct gmon_profile p;
+
+	(void)state;
+	spy_flush();
+	assert_true(spy_enabled());
+	count(&slot_a, 5);
+	top(1);
+	spy_off();
+	assert_false(spy_enabled());
+	count(&slot_a, 3); /* not recorded */
+	top(1);
+	spy_on();
+	count(&slot_a, 2);
+	top(1);
+	load(&p);
+	assert_int_equal(func(&p, "func_a")->count, 7);
+	assert_int_equal(arcs(&p, NULL, top, NULL), 2);
+	assert_int_equal(arcs(&p, mid, leaf, NULL), 2);
+	/* per-thread counts are left out once counts were excluded */
+	gmon_profile_release(&p);
+	spy_flush();
+	count(&slot_a, 4);
+	load(&p);
+	assert_int_equal(func(&p, "func_a")->count, 4);
+	assert_int_equal(arcs(&p, NULL, top, NULL), 0);
+	gmon_profile_release(&p);
+	spy_off();
+	spy_flush(); /* while off: nothing is recorded until on */
+	count(&slot_a, 9);
+	spy_on();
+	count(&slot_a, 1);
+	load(&p);
+	assert_int_equal(func(&p, "func_a")->count, 1);
+	gmon_profile_release(&p);
+}
+
+static void test_flush_keeps_active_frames(void **state)
+{
+	struct gmon_profile p;
+	uint64_t incl;
+
+	(void)state;
+	/* flush from inside a call: the frames on the stack go on, charged from the flush on */
+	ENTER(test_flush_keeps_active_frames);
+	spy_flush();
+	leaf();
+	EXIT(test_flush_keeps_active_frames);
+	load(&p);
+	assert_int_equal(arcs(&p, test_flush_keeps_active_frames, leaf, NULL), 1);
+	assert_int_equal(p.hdr.unmatched, 0);
+	/* its own arc has no call (it began before the flush) but has time */
+	arcs(&p, NULL, test_flush_keeps_active_frames, &incl);
+	assert_true(incl > 0);
+	gmon_profile_release(&p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test-runtime-hooks.%ld.out", (long)getpid());
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arcs_and_times),   cmocka_unit_test(test_recursion_counted_once),
+		cmocka_unit_test(test_longjmp_repaired), cmocka_unit_test(test_unmatched_exit),
+		cmocka_unit_test(test_register),         cmocka_unit_test(test_threads_exact),
+		cmocka_unit_test(test_on_off_flush),     cmocka_unit_test(test_flush_keeps_active_frames),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
