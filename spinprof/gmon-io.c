@@ -1,0 +1,3 @@
+/* The spy file format's one encoder and decoder, common/gmon-io.c, compiled into spinprof (the
+ * Makefile builds spinprof from only the C files of spinprof/; this file's own name keeps the include apart). */
+#include "../common/gmon-io.c"

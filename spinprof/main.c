@@ -1,0 +1,168 @@
+/* spinprof: options as gprof's, then read (spy profiles, or an executable and glibc's gmon.out),
+ * analyse, and print the header, flat profile, call graph and index. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read.h"
+#include "symtab.h"
+
+#define SPINPROF_VERSION "0.1"
+
+static void usage(FILE *f)
+{
+	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--version] [-o FILE] [PROG] [gmon.out...]\n",
+	      f);
+}
+
+static void help(void)
+{
+	usage(stdout);
+	fputs("\nA spy profile (or several, summed) needs nothing else; an ELF first operand means\n"
+	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n\n"
+	      "  -p             flat profile only          -P   no flat profile\n"
+	      "  -q             call graph only            -Q   no call graph\n"
+	      "  -b             brief: no explanations     -z   also functions never called, with no time\n"
+	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
+	      "  -o FILE        write the report to FILE\n"
+	      "  -s             write the summed profile to gmon.sum\n"
+	      "  -h, --help     this help                  --version  the version\n",
+	      stdout);
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		OPT_DEMANGLE = 256,
+		OPT_NO_DEMANGLE,
+		OPT_VERSION
+	};
+	static const struct option longopts[] = {
+		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "brief", no_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, c;
+	unsigned flags = 0;
+	const char *out = NULL;
+	struct read_opts o = { 1, NULL };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			only_flat = 1;
+			break;
+		case 'P':
+			no_flat = 1;
+			break;
+		case 'q':
+			only_graph = 1;
+			break;
+		case 'Q':
+			no_graph = 1;
+			break;
+		case 'b':
+			flags |= PRINT_BRIEF;
+			break;
+		case 'z':
+			flags |= PRINT_ZEROS;
+			break;
+		case 's':
+			sum = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case OPT_DEMANGLE:
+			o.demangle = 1;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.demangle = 0;
+			break;
+		case OPT_VERSION:
+			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	int show_flat = 1, show_graph = 1;
+	if (only_flat || only_graph) {
+		show_flat = only_flat;
+		show_graph = only_graph;
+	}
+	if (no_flat)
+		show_flat = 0;
+	if (no_graph)
+		show_graph = 0;
+	if (sum)
+		o.sum_path = "gmon.sum";
+	char **ops = argv + optind;
+	int nops = argc - optind;
+	static char *dflt[] = { "gmon.out" };
+	struct prof p;
+	prof_init(&p);
+	int rc;
+	if (nops > 0 && symtab_is_elf(ops[0])) {
+		if (sum)
+			fputs("spinprof: -s writes spy profiles; ignored in GNU mode\n", stderr);
+		o.sum_path = NULL;
+		rc = nops > 1 ? read_gnu(&p, ops[0], ops + 1, nops - 1, &o) :
+				read_gnu(&p, ops[0], dflt, 1, &o);
+	} else {
+		rc = nops > 0 ? read_spy(&p, ops, nops, &o) : read_spy(&p, dflt, 1, &o);
+	}
+	if (rc < 0) {
+		prof_release(&p);
+		return 2;
+	}
+	graph_analyse(&p);
+	FILE *f = stdout;
+	if (out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+		prof_release(&p);
+		return 2;
+	}
+	int first = 1;
+	if (p.kind == PROF_SPY && !only_flat && !only_graph)
+		print_header(f, &p);
+	if (show_flat)
+		print_flat(f, &p, flags, &first);
+	if (show_graph) {
+		print_graph(f, &p, flags, &first);
+		print_index(f, &p, flags);
+	}
+	int err = ferror(f);
+	if (f != stdout)
+		err |= fclose(f);
+	else
+		err |= fflush(f);
+	prof_release(&p);
+	if (err) {
+		fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
+		return 2;
+	}
+	return 0;
+}
+
+/* Under LeakSanitizer: libbfd keeps one allocation of bfd_find_nearest_line's past bfd_close,
+ * which is not ours to free. Unused in a build without sanitizers. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libbfd\n";
+}
+
+/* ... and says nothing about it: stderr carries only spinprof's own lines. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}

@@ -1,0 +1,122 @@
+/* The profile model spinprof analyses and prints: functions, arcs between them and cycle headers,
+ * filled by read-spy.c or read-gnu.c, completed by graph.c, printed by print-*.c. */
+#ifndef SPINPROF_PROF_H
+#define SPINPROF_PROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gmon-format.h"
+
+#define PROF_NONE UINT32_MAX
+
+/* One function (or, after graph_analyse, one cycle header: name NULL, cyc set). Times are in
+ * ticks: histogram samples for GNU data, TSC cycles for spy data; prof.hz converts to seconds. */
+struct prof_func {
+	char *name; /* display name (demangled when asked); NULL for a cycle header */
+	char *file; /* source file or NULL */
+	uint32_t line;
+	uint64_t addr, end; /* [addr, end) */
+	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
+	uint64_t count;      /* add-one counter (spy) */
+	uint64_t arcs_in;    /* sum of incoming arc counts, self and spontaneous included (spy) */
+	uint64_t ncalls;     /* calls from elsewhere (gprof's ncalls; self calls removed) */
+	uint64_t spont;      /* calls with no known caller (spy), part of ncalls */
+	uint64_t self_calls; /* calls to itself, or among its cycle's members for a header */
+	double time;         /* self ticks (gprof's hist.time) */
+	double child_time;   /* gprof's cg.child_time */
+	double prop_self, prop_child;
+	double m_incl, m_self; /* measured (spy time mode): inclusive of outermost calls, self */
+	double m_spont_incl;   /* the part of m_incl entered with no known caller */
+	double m_self_raw;     /* m_self before the hook overhead was taken off */
+	uint64_t out_calls;    /* calls it made (spy) */
+	int cyc;               /* cycle number, 0 when on no cycle */
+	uint32_t head;         /* this, or the cycle header */
+	uint32_t next;         /* next member of the cycle (from the header: the first) */
+	uint32_t index;        /* [N] */
+	uint32_t scc;          /* position of its strongly connected component in reverse topo order */
+	uint32_t child0, nchild, parent0, nparent; /* slices of prof.child_arcs / prof.parent_arcs */
+};
+
+struct prof_arc {
+	uint32_t parent, child;
+	uint64_t count;
+	double time, child_time; /* propagated (gprof) or measured share */
+	double m_incl, m_self;   /* measured cycles (spy time mode); m_incl corrected by graph.c */
+	double m_incl_raw;
+};
+
+enum prof_kind {
+	PROF_GNU = 0, /* glibc gmon.out with an executable */
+	PROF_SPY = 1,
+};
+
+struct prof {
+	enum prof_kind kind;
+	double hz;                /* ticks per second */
+	double hook_out, hook_in; /* cycles per call (spy header) */
+	double total_time;        /* ticks, for percentages */
+	int measured;             /* times measured (spy time mode), not propagated */
+	long granularity;         /* bytes per histogram bin (GNU) */
+	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
+	struct prof_func *items;
+	size_t nr, alloc, nsyms, ncycles;
+	struct prof_arc *arcs;
+	size_t narcs, arcs_alloc;
+	uint32_t *arc_hash; /* open addressing over (parent, child), arc index + 1 */
+	size_t arc_hash_size;
+	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
+	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
+	/* spy: the summed profile and what the header shows */
+	struct gmon_profile spy;
+	int nprofiles;
+	double duration_s;
+};
+
+/* Zero a prof. */
+void prof_init(struct prof *p);
+/* Free what p owns. */
+void prof_release(struct prof *p);
+/* Append a function (name copied), returns its index. */
+uint32_t prof_add_func(struct prof *p, const char *name, uint64_t addr, uint64_t end);
+/* Add count calls from parent to child, merging with an earlier arc of the same pair (first
+ * occurrence keeps its place). Returns the arc's index. */
+uint32_t prof_add_arc(struct prof *p, uint32_t parent, uint32_t child, uint64_t count);
+/* Sort the functions by address (call before adding arcs). */
+void prof_sort_funcs(struct prof *p);
+/* The function whose [addr, end) holds pc, or PROF_NONE. */
+uint32_t prof_lookup(const struct prof *p, uint64_t pc);
+
+/* malloc/realloc that die on failure (spinprof has nothing to save). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *ptr, size_t n);
+char *xstrdup(const char *s);
+/* Grow an items/nr/alloc array to hold one more. */
+#define GROW(items, nr, alloc)                                                   \
+	do {                                                                     \
+		if ((nr) >= (alloc)) {                                           \
+			(alloc) = (alloc) ? (alloc)*2 : 16;                      \
+			(items) = xrealloc((items), (alloc) * sizeof(*(items))); \
+		}                                                                \
+	} while (0)
+
+/* graph.c: arcs lists, cycles (iterative Tarjan), propagation or measured times, index order. */
+void graph_analyse(struct prof *p);
+
+/* print-gprof.c */
+enum print_flags {
+	PRINT_FLAT = 1u << 0,
+	PRINT_GRAPH = 1u << 1,
+	PRINT_BRIEF = 1u << 2,
+	PRINT_ZEROS = 1u << 3, /* -z */
+};
+void print_flat(FILE *f, struct prof *p, unsigned flags, int *first);
+void print_graph(FILE *f, struct prof *p, unsigned flags, int *first);
+void print_index(FILE *f, struct prof *p, unsigned flags);
+
+/* print-header.c: the spy run header and the Multics self-check. */
+void print_header(FILE *f, const struct prof *p);
+
+#endif

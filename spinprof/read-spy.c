@@ -1,0 +1,354 @@
+/* Spy profiles: decoded by the one decoder (common/gmon-io.c), summed into one profile, and
+ * turned into the model: functions from the plugin's records (checked against the binaries'
+ * build-ids), arcs with their measured cycles, hook overhead taken off. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read.h"
+#include "spy-abi.h"
+#include "symtab.h"
+
+/* Move q's threads, functions and modules into p, addresses relocated to p's load addresses. */
+static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
+{
+	int64_t *delta = xcalloc(q->nmodules + 1, sizeof(int64_t));
+	uint32_t *newid = xcalloc(q->nmodules + 1, sizeof(uint32_t));
+	uint32_t maxid = 0;
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].id > maxid)
+			maxid = p->modules[i].id;
+	for (uint32_t i = 0; i < q->nmodules; i++) {
+		struct gmon_module *m = &q->modules[i];
+		uint32_t j;
+		for (j = 0; j < p->nmodules; j++)
+			if (strcmp(p->modules[j].path, m->path) == 0)
+				break;
+		if (j < p->nmodules) {
+			delta[i] = (int64_t)(p->modules[j].base - m->base);
+			newid[i] = p->modules[j].id;
+		} else {
+			p->modules = xrealloc(p->modules, (p->nmodules + 1) * sizeof(*p->modules));
+			p->modules[p->nmodules] = *m;
+			p->modules[p->nmodules].id = newid[i] = ++maxid;
+			p->nmodules++;
+			memset(m, 0, sizeof(*m));
+		}
+	}
+#define RELOC(a)                                                                             \
+	do {                                                                                 \
+		for (uint32_t k_ = 0; k_ < q->nmodules; k_++)                                \
+			if ((a) >= q->modules[k_].text_lo && (a) < q->modules[k_].text_hi) { \
+				(a) += (uint64_t)delta[k_];                                  \
+				break;                                                       \
+			}                                                                    \
+	} while (0)
+	for (uint32_t i = 0; i < q->nfuncsets; i++) {
+		struct gmon_funcs *fs = &q->funcsets[i];
+		for (uint32_t k = 0; k < q->nmodules; k++)
+			if (q->modules[k].id == fs->module) {
+				for (uint32_t j = 0; j < fs->nr; j++)
+					fs->funcs[j].addr += (uint64_t)delta[k];
+				fs->module = newid[k];
+				break;
+			}
+	}
+	for (uint32_t i = 0; i < q->nthreads; i++) {
+		struct gmon_thread *t = &q->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++) {
+			RELOC(t->arcs[j].call_site);
+			if (t->arcs[j].caller > GMON_CALLER_MANY)
+				RELOC(t->arcs[j].caller);
+			RELOC(t->arcs[j].callee);
+		}
+		for (uint64_t j = 0; j < t->nfstats; j++)
+			RELOC(t->fstats[j].addr);
+		for (uint64_t j = 0; j < t->ncounts; j++)
+			if (t->counts[j].addr)
+				RELOC(t->counts[j].addr);
+	}
+#undef RELOC
+	p->funcsets = xrealloc(p->funcsets, (p->nfuncsets + q->nfuncsets + 1) * sizeof(*p->funcsets));
+	memcpy(p->funcsets + p->nfuncsets, q->funcsets, q->nfuncsets * sizeof(*q->funcsets));
+	p->nfuncsets += q->nfuncsets;
+	q->nfuncsets = 0;
+	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
+	memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
+	p->nthreads += q->nthreads;
+	q->nthreads = 0;
+	struct gmon_header *h = &p->hdr, *g = &q->hdr;
+	h->dropped_arcs += g->dropped_arcs;
+	h->dropped_funcs += g->dropped_funcs;
+	h->dropped_frames += g->dropped_frames;
+	h->abandoned += g->abandoned;
+	h->unmatched += g->unmatched;
+	h->slots_lost += g->slots_lost;
+	h->unregistered += g->unregistered;
+	h->end_ns = h->start_ns + (h->end_ns - h->start_ns) + (g->end_ns - g->start_ns);
+	free(delta);
+	free(newid);
+}
+
+/* Function addresses to indices: open addressing, value index + 1 (0 empty). */
+struct addr_hash {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t size;
+};
+
+static size_t ah_slot(const struct addr_hash *h, uint64_t addr)
+{
+	size_t s = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (h->size - 1);
+	while (h->vals[s] && h->keys[s] != addr)
+		s = (s + 1) & (h->size - 1);
+	return s;
+}
+
+static void ah_build(struct addr_hash *h, const struct prof *p, size_t extra)
+{
+	free(h->keys);
+	free(h->vals);
+	h->size = 1024;
+	while (h->size < 2 * (p->nr + extra + 1))
+		h->size *= 2;
+	h->keys = xmalloc(h->size * sizeof(uint64_t));
+	h->vals = xcalloc(h->size, sizeof(uint32_t));
+	for (size_t i = 0; i < p->nr; i++) {
+		size_t s = ah_slot(h, p->items[i].addr);
+		h->keys[s] = p->items[i].addr;
+		h->vals[s] = (uint32_t)i + 1;
+	}
+}
+
+static uint32_t find_exact(const struct addr_hash *h, uint64_t addr)
+{
+	size_t s = ah_slot(h, addr);
+	return h->vals[s] ? h->vals[s] - 1 : PROF_NONE;
+}
+
+static const struct gmon_module *module_of(const struct gmon_profile *g, uint64_t addr)
+{
+	for (uint32_t i = 0; i < g->nmodules; i++)
+		if (addr >= g->modules[i].text_lo && addr < g->modules[i].text_hi)
+			return &g->modules[i];
+	return NULL;
+}
+
+struct spy_bins {
+	struct symtab *items; /* one per module, loaded lazily */
+	int *state;           /* 0 not tried, 1 usable, -1 missing or different */
+	int warned;
+};
+
+/* The binary of module m, if it is there and is the one that ran. */
+static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *g,
+				 const struct gmon_module *m)
+{
+	uint32_t i = (uint32_t)(m - g->modules);
+	if (b->state[i] == 0) {
+		char err[128];
+		struct symtab *t = &b->items[i];
+		b->state[i] = -1;
+		if (m->path[0] && symtab_load(t, m->path, err, sizeof(err)) == 0 &&
+		    (m->build_id_len == 0 || (t->build_id_len == m->build_id_len &&
+					      memcmp(t->build_id, m->build_id, m->build_id_len) == 0)))
+			b->state[i] = 1;
+		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
+			fprintf(stderr,
+				"spinprof: warning: %s: %s; using the names recorded in the profile\n",
+				m->path,
+				access(m->path, R_OK) ? "binary missing" : "build-id differs from the run's");
+			b->warned = 1;
+		}
+	}
+	return b->state[i] == 1 ? &b->items[i] : NULL;
+}
+
+static void add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h, uint64_t addr, int demangle)
+{
+	if (addr <= GMON_CALLER_MANY)
+		return;
+	size_t slot = ah_slot(h, addr);
+	if (h->vals[slot])
+		return;
+	if ((p->nr + 2) * 2 > h->size)
+		ah_build(h, p, p->nr);
+	slot = ah_slot(h, addr);
+	h->keys[slot] = addr;
+	h->vals[slot] = UINT32_MAX; /* index fixed once all are in */
+	const struct gmon_profile *g = &p->spy;
+	const struct gmon_module *m = module_of(g, addr);
+	struct symtab *t = m ? spy_binary(b, g, m) : NULL;
+	char name[64];
+	const char *nm = name;
+	snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
+	if (t) {
+		size_t lo = 0, hi = t->nr;
+		uint64_t fa = addr - m->base;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (t->items[mid].addr <= fa)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && fa < t->items[lo - 1].end)
+			nm = t->items[lo - 1].name;
+	}
+	char *dm = demangle ? symtab_demangle(nm) : NULL;
+	prof_add_func(p, dm ? dm : nm, addr, addr + 1);
+	free(dm);
+}
+
+static void build_model(struct prof *p, const struct read_opts *o)
+{
+	struct gmon_profile *g = &p->spy;
+	struct spy_bins b = { xcalloc(g->nmodules + 1, sizeof(struct symtab)),
+			      xcalloc(g->nmodules + 1, sizeof(int)), 0 };
+	for (uint32_t i = 0; i < g->nmodules; i++)
+		if (g->modules[i].flags & GMON_MOD_INSTRUMENTED)
+			spy_binary(&b, g, &g->modules[i]);
+	for (uint32_t i = 0; i < g->nfuncsets; i++) {
+		const struct gmon_funcs *fs = &g->funcsets[i];
+		for (uint32_t j = 0; j < fs->nr; j++) {
+			const struct gmon_func *gf = &fs->funcs[j];
+			char *dm = o->demangle ? symtab_demangle(gf->name) : NULL;
+			uint32_t k = prof_add_func(p, dm ? dm : gf->name, gf->addr, gf->addr + 1);
+			free(dm);
+			struct prof_func *f = &p->items[k];
+			f->file = gf->file[0] ? xstrdup(gf->file) : NULL;
+			f->line = gf->line;
+			f->count = gf->count;
+			f->has_count = 1;
+		}
+	}
+	prof_sort_funcs(p);
+	/* one function per address: a unit registered twice (or summed profiles) adds up */
+	size_t dst = 0;
+	for (size_t i = 0; i < p->nr; i++) {
+		if (dst > 0 && p->items[dst - 1].addr == p->items[i].addr) {
+			p->items[dst - 1].count += p->items[i].count;
+			free(p->items[i].name);
+			free(p->items[i].file);
+			continue;
+		}
+		p->items[dst++] = p->items[i];
+	}
+	p->nr = p->nsyms = dst;
+	for (size_t i = 0; i < p->nr; i++)
+		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	struct addr_hash h = { 0 };
+	ah_build(&h, p, 0);
+	size_t known = p->nr;
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++) {
+			add_unknown(p, &b, &h, t->arcs[j].caller, o->demangle);
+			add_unknown(p, &b, &h, t->arcs[j].callee, o->demangle);
+		}
+	}
+	if (p->nr != known) {
+		prof_sort_funcs(p);
+		ah_build(&h, p, 0);
+	}
+	for (size_t i = 0; i < p->nr; i++)
+		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++) {
+			const struct gmon_arc *a = &t->arcs[j];
+			uint32_t ce = find_exact(&h, a->callee);
+			if (ce == PROF_NONE)
+				continue;
+			struct prof_func *f = &p->items[ce];
+			f->arcs_in += a->count;
+			f->ncalls += a->count;
+			f->m_incl += (double)a->incl;
+			f->m_self_raw += (double)a->self;
+			uint32_t cr = a->caller > GMON_CALLER_MANY ? find_exact(&h, a->caller) : PROF_NONE;
+			if (cr == PROF_NONE) {
+				f->spont += a->count;
+				f->m_spont_incl += (double)a->incl;
+				continue;
+			}
+			p->items[cr].out_calls += a->count;
+			uint32_t ai = prof_add_arc(p, cr, ce, a->count);
+			struct prof_arc *pa = &p->arcs[ai];
+			pa->m_incl += (double)a->incl;
+			pa->m_self += (double)a->self;
+		}
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+		double s =
+			f->m_self_raw - (double)f->out_calls * p->hook_out - (double)f->arcs_in * p->hook_in;
+		f->m_self = s > 0 ? s : 0;
+	}
+	free(h.keys);
+	free(h.vals);
+	for (uint32_t i = 0; i < g->nmodules; i++)
+		symtab_release(&b.items[i]);
+	free(b.items);
+	free(b.state);
+}
+
+int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
+{
+	char err[512];
+	for (int i = 0; i < n; i++) {
+		struct gmon_profile q;
+		uint8_t *buf;
+		size_t len;
+		if (read_whole(paths[i], &buf, &len, err, sizeof(err)) < 0) {
+			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			return -1;
+		}
+		if (len >= 8 && memcmp(buf, "gmon", 4) == 0 && (buf[4] | buf[5] << 8 | buf[6] << 16) == 1 &&
+		    buf[7] == 0) {
+			free(buf);
+			fprintf(stderr, "spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n",
+				paths[i]);
+			return -1;
+		}
+		int rc = gmon_decode(buf, len, &q, err, sizeof(err));
+		free(buf);
+		if (rc < 0) {
+			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			return -1;
+		}
+		if (i == 0) {
+			p->spy = q;
+		} else {
+			spy_merge(&p->spy, &q);
+			gmon_profile_release(&q);
+		}
+		p->duration_s += 0; /* computed below from the summed header */
+	}
+	p->nprofiles = n;
+	struct gmon_header *h = &p->spy.hdr;
+	p->kind = PROF_SPY;
+	p->duration_s = (double)(h->end_ns - h->start_ns) / 1e9;
+	p->measured = h->mode == SPY_MODE_TIME && h->tsc_hz > 0;
+	p->hz = p->measured ? (double)h->tsc_hz : 100.0;
+	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
+	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
+	build_model(p, o);
+	if (p->measured)
+		for (size_t i = 0; i < p->nsyms; i++)
+			p->total_time += p->items[i].m_self;
+	if (o->sum_path) {
+		uint8_t *out;
+		size_t len;
+		if (gmon_encode(&p->spy, 6, &out, &len) < 0) {
+			fprintf(stderr, "spinprof: %s: out of memory\n", o->sum_path);
+			return -1;
+		}
+		int rc = gmon_write_file(o->sum_path, out, len, err, sizeof(err));
+		free(out);
+		if (rc < 0) {
+			fprintf(stderr, "spinprof: %s: %s\n", o->sum_path, err);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* The readers: spy profiles (summed) and glibc's gmon.out with its executable. */
+#ifndef SPINPROF_READ_H
+#define SPINPROF_READ_H
+
+#include "prof.h"
+
+/* Options the readers need. */
+struct read_opts {
+	int demangle;
+	const char *sum_path; /* -s: write the summed profile here, or NULL */
+};
+
+/* Read a whole regular file into a malloc()ed buffer. On error returns -1 and the reason in err. */
+int read_whole(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz);
+
+/* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */
+int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o);
+
+/* Read glibc gmon.out files paths[0..n) for the executable prog. Errors as read_spy. */
+int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o);
+
+#endif

@@ -1,0 +1,294 @@
+/* ELF symbols through libelf, picked as GNU gprof picks its function symbols (so that GNU-mode
+ * reports number and name the same functions), source lines and demangling through libbfd. */
+#define PACKAGE "spinprof"
+#define PACKAGE_VERSION "0.1"
+#include <bfd.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof.h"
+#include "symtab.h"
+
+int symtab_is_elf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, magic, 4);
+	close(fd);
+	return n == 4 && memcmp(magic, "\177ELF", 4) == 0;
+}
+
+/* gprof's core_sym_class for a local symbol's name: no '$'; a '.' only as clone or nested
+ * function suffixes made of digits (".clone.N", ".constprop.N", ".N"). */
+static int local_name_ok(const char *name)
+{
+	if (!name[0])
+		return 0;
+	for (; *name; ++name) {
+		if (*name == '$')
+			return 0;
+		while (*name == '.') {
+			int digit_seen = 0;
+			if (strlen(name) > 7 && strncmp(name, ".clone.", 7) == 0)
+				name += 6;
+			else if (strlen(name) > 11 && strncmp(name, ".constprop.", 11) == 0)
+				name += 10;
+			for (name++; *name; name++) {
+				if (digit_seen && *name == '.')
+					break;
+				else if (isdigit((unsigned char)*name))
+					digit_seen = 1;
+				else
+					return 0;
+			}
+		}
+		if (!*name)
+			break;
+	}
+	return 1;
+}
+
+static void read_build_id(struct symtab *t, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
+			    nh.n_descsz <= sizeof(t->build_id)) {
+				memcpy(t->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				t->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static Elf *open_elf(const char *path, int *fdp, char *err, size_t errsz)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		snprintf(err, errsz, "%s", strerror(errno));
+		return NULL;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(err, errsz, "not an ELF file");
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return elf;
+}
+
+int symtab_load_build_id(struct symtab *t, const char *path)
+{
+	char err[128];
+	int fd;
+	Elf *elf = open_elf(path, &fd, err, sizeof(err));
+	if (!elf)
+		return -1;
+	read_build_id(t, elf);
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+/* The class gprof gives a symbol: 'T' (global, weak), 't' (local), 0 (not a function). */
+static int sym_class(Elf *elf, const GElf_Sym *s, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_COMMON || type == STT_SECTION ||
+	    type == STT_FILE || type == STT_GNU_IFUNC)
+		return 0;
+	if (bind == STB_WEAK)
+		return type == STT_OBJECT ? 0 : 'T';
+	if (s->st_shndx == SHN_ABS || s->st_shndx >= SHN_LORESERVE)
+		return 0;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, s->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
+		return bind == STB_GLOBAL ? 'T' : 0;
+	if (!local_name_ok(name) || strncmp(name, "__gnu_compiled", 14) == 0)
+		return 0;
+	return 't';
+}
+
+static int sym_addr_cmp(const void *a, const void *b)
+{
+	const struct symtab_sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* gprof's symtab_finalize: sort, fold symbols of one address, close each range at the next. */
+static void finalize(struct symtab *t)
+{
+	qsort(t->items, t->nr, sizeof(*t->items), sym_addr_cmp);
+	size_t dst = 0;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct symtab_sym *src = &t->items[i];
+		if (dst > 0 && t->items[dst - 1].addr == src->addr) {
+			struct symtab_sym *prev = &t->items[dst - 1];
+			if ((!src->is_static && prev->is_static) ||
+			    (src->is_static == prev->is_static &&
+			     ((src->is_func && !prev->is_func) ||
+			      (src->is_func == prev->is_func && strlen(src->name) < strlen(prev->name))))) {
+				free(prev->name);
+				*prev = *src;
+			} else {
+				free(src->name);
+			}
+			continue;
+		}
+		if (dst > 0)
+			t->items[dst - 1].end = src->addr;
+		t->items[dst++] = *src;
+	}
+	t->nr = dst;
+	if (dst > 0) {
+		struct symtab_sym *last = &t->items[dst - 1];
+		last->end = t->text_hi > last->addr ? t->text_hi : last->addr;
+	}
+}
+
+int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd, err, errsz);
+	if (!elf)
+		return -1;
+	t->path = xstrdup(path);
+	read_build_id(t, elf);
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (n && strcmp(n, ".text") == 0) {
+				t->text_lo = sh.sh_addr;
+				t->text_hi = sh.sh_addr + sh.sh_size;
+			}
+		}
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name)
+				continue;
+			int c = sym_class(elf, &s, name);
+			if (!c)
+				continue;
+			GROW(t->items, t->nr, t->alloc);
+			struct symtab_sym *y = &t->items[t->nr++];
+			y->addr = s.st_value;
+			y->end = 0;
+			y->name = xstrdup(name);
+			y->is_static = c == 't';
+			y->is_func = GELF_ST_TYPE(s.st_info) == STT_FUNC;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	if (t->nr == 0) {
+		snprintf(err, errsz, "no symbols");
+		return -1;
+	}
+	finalize(t);
+	return 0;
+}
+
+void symtab_release(struct symtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->items[i].name);
+	free(t->items);
+	free(t->bsyms);
+	if (t->bfd)
+		bfd_close(t->bfd);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+static int open_bfd(struct symtab *t)
+{
+	if (t->bfd || t->bfd_failed)
+		return t->bfd ? 0 : -1;
+	t->bfd_failed = 1;
+	bfd_init();
+	bfd *abfd = bfd_openr(t->path, NULL);
+	if (!abfd)
+		return -1;
+	if (!bfd_check_format(abfd, bfd_object)) {
+		bfd_close(abfd);
+		return -1;
+	}
+	long sz = bfd_get_symtab_upper_bound(abfd);
+	asymbol **syms = xmalloc(sz > 0 ? (size_t)sz : sizeof(asymbol *));
+	if (sz <= 0 || bfd_canonicalize_symtab(abfd, syms) < 0)
+		syms[0] = NULL;
+	t->bfd = abfd;
+	t->bsyms = syms;
+	t->bfd_failed = 0;
+	return 0;
+}
+
+int symtab_src(struct symtab *t, uint64_t addr, const char **file, unsigned *line)
+{
+	if (!t->path || open_bfd(t) < 0)
+		return -1;
+	bfd *abfd = t->bfd;
+	for (asection *s = abfd->sections; s; s = s->next) {
+		bfd_vma vma = bfd_section_vma(s);
+		if (!(bfd_section_flags(s) & SEC_CODE) || addr < vma || addr >= vma + bfd_section_size(s))
+			continue;
+		const char *fn = NULL, *func = NULL;
+		unsigned l = 0;
+		if (bfd_find_nearest_line(abfd, s, t->bsyms, addr - vma, &fn, &func, &l) && fn && func && l) {
+			*file = fn;
+			*line = l;
+			return 0;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+char *symtab_demangle(const char *name)
+{
+	return bfd_demangle(NULL, name, 1 | 2 /* DMGL_PARAMS | DMGL_ANSI */);
+}

@@ -1,0 +1,40 @@
+/* Symbols of an ELF file, chosen and trimmed as GNU gprof chooses them, and the ELF build-id. */
+#ifndef SPINPROF_SYMTAB_H
+#define SPINPROF_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symtab_sym {
+	uint64_t addr, end; /* file addresses, [addr, end) */
+	char *name;
+	unsigned is_static : 1, is_func : 1;
+};
+
+struct symtab {
+	struct symtab_sym *items;
+	size_t nr, alloc;
+	uint64_t text_lo, text_hi; /* the .text section */
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	void *bfd;   /* opened on first symtab_src() */
+	void *bsyms; /* its symbols */
+	int bfd_failed;
+	char *path;
+};
+
+/* 1 when path is a readable ELF file, 0 otherwise. */
+int symtab_is_elf(const char *path);
+/* Read path's symbol table as gprof's core_create_function_syms and symtab_finalize do
+ * (sorted by address, duplicates folded). Returns 0, or -1 with the reason in err. */
+int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
+/* Only the build-id (t->build_id). Returns 0 or -1. */
+int symtab_load_build_id(struct symtab *t, const char *path);
+/* Free what t owns. */
+void symtab_release(struct symtab *t);
+/* Source file and line of a file address via libbfd; 0 when known. */
+int symtab_src(struct symtab *t, uint64_t addr, const char **file, unsigned *line);
+/* A malloc()ed demangled name, or NULL when name is not mangled. */
+char *symtab_demangle(const char *name);
+
+#endif
