@@ -135,11 +135,32 @@ static void init_once(void)
 	__atomic_store_n(&spy_ready, 1, __ATOMIC_RELEASE);
 }
 
-/* Also a constructor: a program whose instrumented code runs no constructor still starts the clock
- * and validates its environment at start-up, not at the first call. */
-__attribute__((constructor(101))) void spy_init(void)
+void spy_init(void)
 {
 	pthread_once(&init_once_ctl, init_once);
+}
+
+/* Also from a constructor: a program whose instrumented code runs no constructor still starts the
+ * clock and validates its environment at start-up, not at the first call. */
+__attribute__((constructor(101))) static void spy_ctor(void)
+{
+	spy_may_init = 1;
+	spy_init();
+}
+
+/* Before any constructor has run, instrumented code may be called by the dynamic loader's or a
+ * sanitizer's start-up (ASan's __asan_default_options), when even clock_gettime may not work yet:
+ * such calls are not recorded, and set-up waits for a constructor. */
+int spy_may_init;
+
+int spy_try_init(void)
+{
+	if (likely(spy_ready))
+		return 1;
+	if (!__atomic_load_n(&spy_may_init, __ATOMIC_ACQUIRE))
+		return 0;
+	spy_init();
+	return 1;
 }
 
 /*

@@ -29,7 +29,10 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 	struct spy_thread *t = spy_thread_self();
 	uint64_t *c;
 
-	if (!t || t->state != SPY_THREAD_LIVE)
+	/* no record yet (set-up under way, or no memory): count nowhere, and try again next time */
+	if (!t)
+		return graveyard;
+	if (t->state != SPY_THREAD_LIVE)
 		return __spy_counts = graveyard;
 	c = t->counts;
 	if (!c) {

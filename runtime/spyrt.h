@@ -341,6 +341,9 @@ extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_tsc_read_mcyc;
 extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
 
 void spy_init(void);
+/* spy_init(), unless no constructor has run yet: then 0, and nothing may be set up. */
+int spy_try_init(void);
+extern int spy_may_init; /* a constructor has reached the runtime */
 /* Slow path of a hook whose thread is stale: returns 1 when an enter hook should record (exit hooks
  * always pop what they pushed). */
 int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter);

@@ -56,14 +56,32 @@ static void *arena_alloc(size_t sz)
 	}
 }
 
+/* This thread is making its record: code that the set-up runs (a sanitizer's callback reached from
+ * spy_init, say) must not start over, or it recurses until the stack overflows. */
+static SPY_TLS int tls_making;
+
+static struct spy_thread *thread_make(void);
+
 struct spy_thread *spy_thread_self(void)
 {
 	struct spy_thread *t = tls_rec;
 
 	if (likely(t))
 		return t;
-	if (!spy_ready)
-		spy_init();
+	if (tls_making)
+		return NULL;
+	tls_making = 1;
+	t = thread_make();
+	tls_making = 0;
+	return t;
+}
+
+static struct spy_thread *thread_make(void)
+{
+	struct spy_thread *t;
+
+	if (!spy_try_init())
+		return NULL;
 	t = arena_alloc(sizeof(*t));
 	if (!t)
 		return NULL;
@@ -124,8 +142,9 @@ struct spy_thread *spy_thread_attach(void)
 {
 	struct spy_thread *t;
 
-	if (!spy_ready)
-		spy_init();
+	/* too early: not recorded, and the thread stays unattached, so its next hook tries again */
+	if (!spy_try_init())
+		return &spy_idle_thread;
 	if (spy_mode == SPY_MODE_COUNT)
 		goto idle;
 	t = spy_thread_self();

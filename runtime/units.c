@@ -55,6 +55,8 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	struct spy_unit *u;
 	uint32_t n, module;
 
+	/* called from a constructor: libc is ready */
+	__atomic_store_n(&spy_may_init, 1, __ATOMIC_RELEASE);
 	if (!spy_ready)
 		spy_init();
 	if (!begin || end <= begin)

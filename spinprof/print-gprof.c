@@ -198,6 +198,8 @@ static uint32_t *sorted_arcs(const struct prof *p, const uint32_t *arcs, uint32_
 		*bufsz = n * 2;
 		*buf = xrealloc(*buf, *bufsz * sizeof(uint32_t));
 	}
+	if (n == 0)
+		return *buf; /* no arcs: the buffer may not exist yet */
 	memcpy(*buf, arcs, n * sizeof(uint32_t));
 	cmp_prof = p;
 	arc_sign = sign;

@@ -12,7 +12,9 @@ spinprof=$SPY_BUILD/spinprof
 [ -x "$spinprof" ] || tap_skip_all "no spinprof at $spinprof"
 tap_plan 6
 
+# A make of its own: not the sanitizer or debug flavour this suite may be running under.
 check "make PROFILE=1 spinprof builds the profiled tree" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SAN -u DEBUG \
 	make -s -C "$SPY_SRC" PROFILE=1 spinprof
 check "the profiled spinprof is instrumented" bash -c "nm '$prof' | grep -q __spy_slot"
 

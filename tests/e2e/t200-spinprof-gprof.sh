@@ -1,0 +1,296 @@
+#!/bin/bash
+# t200: spinprof reads glibc's gmon.out of `gcc -O2 -pg` programs as GNU gprof does: for samples/calls,
+# samples/recursion (cycles, fib's 1+N), samples/threads with one thread and a generated program with many
+# functions, cycles and real time, `spinprof -b PROG gmon.out` and `gprof -b PROG gmon.out` are parsed
+# (not diffed as text) and every function's calls, self seconds and % time, every arc's count and
+# self/children, and the cycles' members must agree; -p and -q print the same numbers alone.
+#
+# Sourced by the other t2*-spinprof-*.sh scripts for its helpers (everything above the guard):
+#   sp_setup                 work dir $T, $SPINPROF (skip all when it is not built)
+#   sp_check DESC CMD...     check, with a status: whether the test passed
+#   sp_facts [FILE]          gprof-layout text (flat profile and/or call graph) as facts, one a line:
+#                              flat NAME = CALLS PCT SELF            (CALLS "-" when the column is blank)
+#                              prim NAME = CALLED PCT SELF CHILDREN  (CALLED "A" or "A+B", "-" if blank)
+#                              parent CALLEE CALLER = COUNT SELF CHILDREN   (COUNT is the numerator of A/B)
+#                              child CALLER CALLEE = COUNT SELF CHILDREN
+#                              member NAME = CYCLE                   (CYCLE: its members, sorted, joined by ,)
+#                            names lose their " <cycle N>" and " [N]"; "<cycle N as a whole>" becomes
+#                            "<cycle:MEMBERS>", so two tools' different cycle numbers compare equal
+#   sp_compare GOT WANT [PREFIXES]  every difference between two fact files (keys missing on either side,
+#                            counts unequal, seconds off by more than 0.01, percents by more than 0.1);
+#                            PREFIXES (a regex, default any) picks the kinds of facts compared
+#   sp_header FILE           the lines of spinprof's output before "Flat profile:" / the call graph
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+: "${SPINPROF:=$SPY_BUILD/spinprof}"
+
+# sp_check DESC CMD...: lib.sh's check, returning whether the test passed (check itself always succeeds)
+sp_check() {
+	local before=$tap_failed
+	check "$@"
+	[ "$tap_failed" -eq "$before" ]
+}
+
+sp_setup() {
+	[ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
+	setup_workdir
+}
+
+# shellcheck disable=SC2016
+SP_FACTS_AWK='
+function flush_block(   i) {
+	if (prim == "")
+		return
+	for (i = 1; i <= npar; i++)
+		out[++nout] = "parent " prim " " par[i]
+	for (i = 1; i <= nchi; i++)
+		out[++nout] = "child " prim " " chi[i]
+	out[++nout] = "prim " prim " = " primv
+	prim = ""; npar = 0; nchi = 0
+}
+# parse one call-graph or flat line from field FIRST on: numbers, then the name
+function parse(first,   i, n, nm, m) {
+	L_self = "-"; L_child = "-"; L_called = "-"; L_nnum = 0
+	for (i = first; i <= NF; i++) {
+		if ($i ~ /^-?[0-9]+\.[0-9]+$/) {
+			if (L_nnum == 0) L_self = $i; else L_child = $i
+			L_nnum++
+		} else if ($i ~ /^[0-9]+(\+[0-9]+)?(\/[0-9]+)?$/ && L_called == "-") {
+			L_called = $i
+		} else
+			break
+	}
+	nm = ""
+	for (; i <= NF; i++)
+		nm = nm (nm == "" ? "" : " ") $i
+	sub(/ \[[0-9]+\]$/, "", nm)
+	L_cyc = ""
+	if (match(nm, / <cycle [0-9]+>$/)) {
+		L_cyc = substr(nm, RSTART + 8, RLENGTH - 9)
+		nm = substr(nm, 1, RSTART - 1)
+	}
+	if (match(nm, /^<cycle [0-9]+ as a whole>$/)) {
+		m = nm; sub(/^<cycle /, "", m); sub(/ as a whole>$/, "", m)
+		nm = "@CYCLE" m "@"
+	}
+	L_name = nm
+}
+function count_of(c) { sub(/\/.*/, "", c); return c }
+/^Flat profile:/ { sec = "flat"; next }
+/^[ \t]*Call graph/ { sec = "cgpre"; next }
+/^index[ \t]+% time/ { sec = "cg"; next }
+/^Index by function name/ { flush_block(); sec = "index"; next }
+sec == "flat" && NF >= 4 && $1 ~ /^[0-9]+\.[0-9]+$/ && $2 ~ /^[0-9]+\.[0-9]+$/ && $3 ~ /^[0-9]+\.[0-9]+$/ {
+	calls = "-"; first = 4
+	if (NF >= 7 && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9]+\.[0-9]+$/ && $6 ~ /^[0-9]+\.[0-9]+$/) {
+		calls = $4; first = 7
+	}
+	nm = ""
+	for (i = first; i <= NF; i++)
+		nm = nm (nm == "" ? "" : " ") $i
+	sub(/ <cycle [0-9]+>$/, "", nm)
+	out[++nout] = "flat " nm " = " calls " " $1 " " $3
+	next
+}
+sec == "cg" && /^-+$/ { flush_block(); next }
+sec == "cg" && /^\[[0-9]+\]/ {
+	pct = $2
+	parse(3)
+	prim = L_name
+	primv = L_called " " pct " " L_self " " L_child
+	if (L_cyc != "") {
+		cyc[L_cyc] = cyc[L_cyc] " " prim
+		member[prim] = L_cyc
+	}
+	next
+}
+sec == "cg" && /<spontaneous>/ { npar++; par[npar] = "<spontaneous> = - - -"; next }
+sec == "cg" && NF >= 2 {
+	parse(1)
+	if (L_cyc != "")
+		member[L_name] = L_cyc
+	v = L_name " = " count_of(L_called) " " L_self " " L_child
+	if (prim == "") par[++npar] = v; else chi[++nchi] = v
+	next
+}
+END {
+	flush_block()
+	for (c in cyc) {
+		n = split(substr(cyc[c], 2), mem, " ")
+		# insertion sort: awk has no portable sort
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && mem[j - 1] > mem[j]; j--) { t = mem[j]; mem[j] = mem[j - 1]; mem[j - 1] = t }
+		s = mem[1]
+		for (i = 2; i <= n; i++) s = s "," mem[i]
+		cname[c] = s
+	}
+	for (i = 1; i <= nout; i++) {
+		line = out[i]
+		while (match(line, /@CYCLE[0-9]+@/)) {
+			c = substr(line, RSTART + 6, RLENGTH - 7)
+			line = substr(line, 1, RSTART - 1) "<cycle:" cname[c] ">" substr(line, RSTART + RLENGTH)
+		}
+		print line
+	}
+	for (m in member)
+		print "member " m " = " cname[member[m]]
+}'
+
+sp_facts() {
+	awk "$SP_FACTS_AWK" "$@" | sort
+}
+
+# shellcheck disable=SC2016
+SP_COMPARE_AWK='
+function num(s) { return s == "-" ? -1 : s + 0 }
+function split_fact(line, kv,   at) {
+	at = index(line, " = ")
+	kv[1] = substr(line, 1, at - 1)
+	kv[2] = substr(line, at + 3)
+}
+function bad(msg) { problems++; if (problems <= 30) print msg }
+FNR == NR { if ($0 ~ pick) { split_fact($0, kv); want[kv[1]] = kv[2] } next }
+{ if ($0 ~ pick) { split_fact($0, kv); got[kv[1]] = kv[2] } }
+END {
+	for (k in want) {
+		if (!(k in got)) { bad("missing: " k " = " want[k]); continue }
+		nw = split(want[k], w, " "); split(got[k], g, " ")
+		kind = k; sub(/ .*/, "", kind)
+		for (i = 1; i <= nw; i++) {
+			# which column: counts exact; flat: CALLS PCT SELF; prim: CALLED PCT SELF CHILDREN;
+			# parent/child: COUNT SELF CHILDREN; member: a name list
+			if (i == 1 || kind == "member") tol = 0
+			else if ((kind == "flat" || kind == "prim") && i == 2) tol = 0.1001
+			else tol = 0.01001
+			if (tol == 0 ? g[i] != w[i] : (g[i] == "-") != (w[i] == "-") || (num(g[i]) - num(w[i]) > tol || num(w[i]) - num(g[i]) > tol)) {
+				bad(k ": got " got[k] ", want " want[k])
+				break
+			}
+		}
+	}
+	for (k in got)
+		if (!(k in want))
+			bad("unexpected: " k " = " got[k])
+	if (problems > 30)
+		print "... " problems " differences in all"
+	exit problems != 0
+}'
+
+sp_compare() {
+	awk -v pick="${3:-.}" "$SP_COMPARE_AWK" "$2" "$1"
+}
+
+sp_header() {
+	awk '/^Flat profile:/ || /^[ \t]*Call graph/ || /^index[ \t]+% time/ { exit } { print }' "$1"
+}
+
+if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
+	return 0
+fi
+
+# ---- the tests of t200 ----
+
+sp_setup
+command -v gprof >/dev/null || tap_skip_all "no gprof"
+
+# many.c: NF functions f0..f(NF-1) with work and calls among them; three rings of mutual recursion
+# (cycles of 2, 3 and 5), a self-recursive one; enough work for gprof's 100 Hz ticks to matter
+gen_many() {
+	awk -v nf=120 'BEGIN {
+		print "#include \"sample.h\""
+		print "static volatile unsigned long sink;"
+		# the work is in each function body, so self times differ
+		print "#define spin(n) do { unsigned long x_ = sink; for (long i_ = 0; i_ < 8 * (n); i_++) { x_ = x_ * 6364136223846793005ul + 1; BARRIER(); } sink = x_; } while (0)"
+		for (i = 0; i < nf; i++) print "NOINL void f" i "(int d);"
+		for (i = 0; i < 10; i++) print "NOINL void r" i "(int d);"
+		# rings: r0<->r1, r2->r3->r4->r2, r5->...->r9->r5
+		for (i = 0; i < 10; i++) {
+			nx = i == 1 ? 0 : i == 4 ? 2 : i == 9 ? 5 : i + 1
+			printf "NOINL void r%d(int d) { spin(%d); if (d > 0) r%d(d - 1); BARRIER(); }\n", i, 2000 * (i + 1), nx
+		}
+		print "NOINL long selfrec(int d) { spin(3000); long r = d > 0 ? selfrec(d - 1) + 1 : 0; BARRIER(); return r; }"
+		for (i = 0; i < nf; i++) {
+			printf "NOINL void f%d(int d) { spin(%d);", i, 500 * ((i * 37) % 13 + 1)
+			if (i + 1 < nf) printf " if (d > 0) f%d(d - 1);", i + 1
+			if (i % 7 == 0 && i + 3 < nf) printf " for (int k = 0; k < %d; k++) { f%d(0); BARRIER(); }", i % 5 + 1, i + 3
+			if (i % 11 == 0) printf " r%d(%d);", i % 10, i % 4 + 2
+			printf " BARRIER(); }\n"
+		}
+		print "int main(void) {"
+		print "	for (int k = 0; k < 400; k++) { f0(k % 30); BARRIER(); f40(5); BARRIER(); r5(k % 12); BARRIER(); selfrec(k % 9); BARRIER(); }"
+		print "	return 0;"
+		print "}"
+	}' >"$T/many.c"
+}
+gen_many
+
+# build_pg NAME OUT SRC: compile with -O2 -pg
+build_pg() {
+	# shellcheck disable=SC2086
+	$CC -O2 -pg -I"$SAMPLES" "$3" -o "$2" $SPY_SAN_FLAGS -lpthread >"$2.log" 2>&1 ||
+		{ echo "compile failed: $1"; head -n 20 "$2.log"; return 1; }
+}
+
+# run_pg DIR PROG [ARG...]: run in DIR (gmon.out lands there)
+run_pg() {
+	local d=$1
+	shift
+	(cd "$d" && "$@" >run.stdout 2>run.stderr) || { echo "$* failed"; head "$d/run.stderr"; return 1; }
+	[ -s "$d/gmon.out" ] || { echo "$* wrote no gmon.out"; return 1; }
+}
+
+# both DIR [OPTS]: gprof and spinprof facts of DIR/prog DIR/gmon.out with -b OPTS
+both() {
+	local d=$1 tag=${2:-all}
+	shift 2
+	(cd "$d" && gprof -b "$@" ./prog gmon.out) >"$d/gprof.$tag" 2>"$d/gprof.$tag.err" ||
+		{ echo "gprof failed"; cat "$d/gprof.$tag.err"; return 1; }
+	(cd "$d" && "$SPINPROF" -b "$@" ./prog gmon.out) >"$d/spinprof.$tag" 2>"$d/spinprof.$tag.err" ||
+		{ echo "spinprof -b $* ./prog gmon.out: status $?"; head "$d/spinprof.$tag.err"; return 1; }
+	sp_facts "$d/gprof.$tag" >"$d/gprof.$tag.facts"
+	sp_facts "$d/spinprof.$tag" >"$d/spinprof.$tag.facts"
+	[ -s "$d/gprof.$tag.facts" ] || { echo "no facts parsed from gprof's output"; return 1; }
+}
+
+cmp_kind() { sp_compare "$1/spinprof.$2.facts" "$1/gprof.$2.facts" "$3"; }
+
+# only_sections FILE FLAT CG: whether FILE has a flat profile / a call graph (1 or 0)
+only_sections() {
+	local f=0 c=0
+	grep -q '^Flat profile:' "$1" && f=1
+	grep -q '^index[ 	]*% time' "$1" && c=1
+	[ $f = "$2" ] && [ $c = "$3" ] || { echo "$1: flat profile $f (want $2), call graph $c (want $3)"; return 1; }
+}
+
+progs="calls recursion threads many"
+tap_plan $(($(wc -w <<<"$progs") * 7))
+for p in $progs; do
+	d=$T/$p
+	mkdir -p "$d"
+	src=$SAMPLES/$p.c
+	args=
+	case $p in
+	many) src=$T/many.c ;;
+	threads) args="1 300000" ;;
+	esac
+	# shellcheck disable=SC2086
+	if ! sp_check "$p: builds with -pg and runs" eval 'build_pg $p $d/prog $src && run_pg $d ./prog $args'; then
+		for _ in 1 2 3 4 5 6; do not_ok "$p (not built)"; done
+		continue
+	fi
+	if ! sp_check "$p: spinprof -b and gprof -b both read it" both "$d" all; then
+		for _ in 1 2 3 4 5; do not_ok "$p (no output)"; done
+		continue
+	fi
+	check "$p: flat profile: calls, self seconds, % time of every function" cmp_kind "$d" all '^flat '
+	check "$p: call graph: every entry's called, % time, self, children" cmp_kind "$d" all '^prim '
+	check "$p: call graph: every arc's count, self, children (parents and children)" \
+		cmp_kind "$d" all '^(parent|child) '
+	check "$p: cycles: the same members" cmp_kind "$d" all '^(member |prim <cycle)'
+	pq() {
+		both "$1" p -p && only_sections "$1/spinprof.p" 1 0 && cmp_kind "$1" p . &&
+			both "$1" q -q && only_sections "$1/spinprof.q" 0 1 && cmp_kind "$1" q .
+	}
+	check "$p: -p alone and -q alone agree with gprof -p / -q" pq "$d"
+done
+tap_done
