@@ -1,6 +1,7 @@
 /* spinprof: options as gprof's, then read (spy profiles, or an executable and glibc's gmon.out),
  * analyse, and print the header, flat profile, call graph and index. */
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,9 @@ int main(int argc, char **argv)
 		prof_release(&p);
 		return 2;
 	}
+	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	int first = 1;
 	if (p.kind == PROF_SPY && !only_flat && !only_graph)
 		print_header(f, &p);

@@ -146,13 +146,34 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	}
 }
 
+/* Decimal digits of v, written backwards from end; returns the first. printf costs too much here:
+ * a call graph prints a name for every arc, twice. */
+static char *utoa_end(char *end, unsigned long v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
 static void print_name(FILE *f, const struct prof_func *s)
 {
+	char buf[64], *end = buf + sizeof(buf), *q = end;
+
 	fputs(s->name, f);
-	if (s->cyc != 0)
-		fprintf(f, " <cycle %d>", s->cyc);
-	if (s->index != 0)
-		fprintf(f, s->print_flag ? " [%u]" : " (%u)", s->index);
+	if (s->index != 0) {
+		*--q = s->print_flag ? ']' : ')';
+		q = utoa_end(q, s->index);
+		*--q = s->print_flag ? '[' : '(';
+		*--q = ' ';
+	}
+	if (s->cyc > 0) {
+		*--q = '>';
+		q = utoa_end(q, (unsigned long)s->cyc);
+		q -= 8;
+		memcpy(q, " <cycle ", 8);
+	}
+	fwrite(q, 1, (size_t)(end - q), f);
 }
 
 /* gprof's cmp_arc: self calls lowest, then calls within a cycle by count, then by time, count. */
