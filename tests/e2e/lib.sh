@@ -120,15 +120,34 @@ expect_directive() {
 
 # build_sample NAME LEVEL OUT [FLAG...]: build samples/NAME at -LEVEL with FLAGs (plugin
 # arguments, say) into OUT.
+# sample_sources NAME: the sample's source files, from its .expect or NAME.c / NAME.cc
+sample_sources() {
+	local srcs
+	srcs=$(expect_directive "$SAMPLES/$1.expect" sources)
+	if [ -z "$srcs" ]; then
+		srcs=$1.c
+		[ -f "$SAMPLES/$1.cc" ] && srcs=$1.cc
+	fi
+	echo "$srcs"
+}
+
+# threads_expect N M: the facts of samples/threads.c run with N threads of M calls
+threads_expect() {
+	cat <<EOT
+func main 1
+func worker $1
+func work $(($1 * $2))
+arc <spontaneous> main 1
+arc <spontaneous> worker $1
+arc worker work $(($1 * $2))
+EOT
+}
+
 build_sample() {
 	local name=$1 level=$2 out=$3 exp srcs cflags cc=$CC s
 	shift 3
 	exp=$SAMPLES/$name.expect
-	srcs=$(expect_directive "$exp" sources)
-	if [ -z "$srcs" ]; then
-		srcs=$name.c
-		[ -f "$SAMPLES/$name.cc" ] && srcs=$name.cc
-	fi
+	srcs=$(sample_sources "$name")
 	case $srcs in *.cc*) cc=$CXX ;; esac
 	cflags=$(expect_directive "$exp" cflags)
 	local paths=()

@@ -10,11 +10,7 @@ setup_workdir
 lto_sample() {
 	local name=$1 lv=$2 exp=$SAMPLES/$1.expect srcs cc=$CC cflags objs=() s out
 	out=$T/$name-lto-$lv
-	srcs=$(expect_directive "$exp" sources)
-	if [ -z "$srcs" ]; then
-		srcs=$name.c
-		[ -f "$SAMPLES/$name.cc" ] && srcs=$name.cc
-	fi
+	srcs=$(sample_sources "$name")
 	case $srcs in *.cc*) cc=$CXX ;; esac
 	cflags=$(expect_directive "$exp" cflags)
 	for s in $srcs; do

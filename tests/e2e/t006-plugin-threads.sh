@@ -9,7 +9,7 @@ setup_workdir
 # threads_run PROG MODE N M: run with N threads of M calls and check the exact counts.
 threads_run() {
 	local prog=$1 mode=$2 n=$3 m=$4 tr=$1-$3x$4.trace exp=$1-$3x$4.expect
-	cat >"$exp" <<EOT
+	threads_expect "$n" "$m" >"$exp"
 func main 1
 func worker $n
 func work $((n * m))

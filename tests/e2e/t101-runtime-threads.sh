@@ -9,7 +9,7 @@ rt_setup
 threads_exact() {
 	local prog=$1 n=$2 m=$3 d
 	rt_run "$prog" "$n" "$m" || return 1
-	cat >"$prog.expect" <<EOT
+	threads_expect "$n" "$m" >"$prog.expect"
 func main 1
 func worker $n
 func work $((n * m))
