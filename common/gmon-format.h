@@ -169,6 +169,25 @@ struct gmon_profile {
 	struct gmon_counter *counters;
 };
 
+/*
+ * The runtime compiles this code in under names of its own (it defines GMON_RUNTIME_NAMES): a
+ * program with its own copy (spinprof built with PROFILE=1), or a function that merely has the same
+ * name, must not take the runtime's writer over, nor make it run instrumented code. Every function
+ * declared below belongs in this list.
+ */
+#ifdef GMON_RUNTIME_NAMES
+#define gmon_profile_init spyrt_gmon_profile_init
+#define gmon_profile_release spyrt_gmon_profile_release
+#define gmon_encode spyrt_gmon_encode
+#define gmon_decode spyrt_gmon_decode
+#define gmon_read_file spyrt_gmon_read_file
+#define gmon_write_file spyrt_gmon_write_file
+#define gmon_dump spyrt_gmon_dump
+#define gmon_mode_name spyrt_gmon_mode_name
+#define gmon_tag_name spyrt_gmon_tag_name
+#define gmon_crc32 spyrt_gmon_crc32
+#endif
+
 /* A zeroed profile. */
 void gmon_profile_init(struct gmon_profile *p);
 /* Free what p owns and zero it. */

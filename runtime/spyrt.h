@@ -17,19 +17,8 @@
 #include "spy-abi.h"
 #include "spy.h"
 #pragma GCC visibility pop
-/* The file format's code (common/gmon-io.c, compiled in by format.c) under names of the runtime's
- * own: a program with its own copy (spinprof built with PROFILE=1), or a function that merely has
- * the same name, must not take the runtime's writer over, nor make it run instrumented code. */
-#define gmon_crc32 spyrt_gmon_crc32
-#define gmon_decode spyrt_gmon_decode
-#define gmon_dump spyrt_gmon_dump
-#define gmon_encode spyrt_gmon_encode
-#define gmon_mode_name spyrt_gmon_mode_name
-#define gmon_profile_init spyrt_gmon_profile_init
-#define gmon_profile_release spyrt_gmon_profile_release
-#define gmon_read_file spyrt_gmon_read_file
-#define gmon_tag_name spyrt_gmon_tag_name
-#define gmon_write_file spyrt_gmon_write_file
+/* The format's functions under the runtime's own names (see gmon-format.h). */
+#define GMON_RUNTIME_NAMES 1
 #include "gmon-format.h"
 
 /* everything below is internal: hidden, so the hooks reach globals without the GOT */
