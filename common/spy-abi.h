@@ -66,7 +66,7 @@ struct spy_func {
  * __builtin_return_address(0) of the instrumented function, as mcount gets. */
 #define SPY_ENTER_SYMBOL "__spy_enter"
 /* int, defined by the runtime: each hook call is guarded by "if (__spy_hooks)".
- * The runtime clears it for SPYRT_MODE=count and while off; a hook must then
+ * The runtime clears it for SPYRT_MODE=count (and may at other times); a hook must then
  * tolerate an exit without its entry, and an entry never exited. */
 #define SPY_HOOKS_SYMBOL "__spy_hooks"
 #define SPY_EXIT_SYMBOL "__spy_exit"

@@ -239,11 +239,11 @@ static gcall *spy_exit_call(tree fn, location_t loc)
 }
 
 /* Insert "if (__spy_hooks) HOOK;" before stmt, or at the end of bb (which
- * must end without a control statement) when stmt is NULL. The runtime clears
- * the flag in count mode and while it is off, so a build with hooks costs
+ * must end without a control statement) when stmt is NULL; HOOK is a sequence. The runtime clears
+ * the flag in count mode (it may at other times), so a build with hooks costs
  * little more than one without; it then sees exits without entries (and the
  * reverse when the flag changes) and must tolerate them. */
-static void spy_insert_guarded(basic_block bb, gimple *stmt, gimple *hook)
+static void spy_insert_guarded(basic_block bb, gimple *stmt, gimple_seq hook)
 {
 	tree flag = make_ssa_name(integer_type_node);
 	gassign *load = gimple_build_assign(flag, spy_hooks_decl);
@@ -269,7 +269,7 @@ static void spy_insert_guarded(basic_block bb, gimple *stmt, gimple *hook)
 	off->probability = on->probability.invert();
 	hook_bb->count = bb->count.apply_probability(on->probability);
 	gsi = gsi_start_bb(hook_bb);
-	gsi_insert_after(&gsi, hook, GSI_NEW_STMT);
+	gsi_insert_seq_after(&gsi, hook, GSI_NEW_STMT);
 }
 
 static bool spy_is_marker(gimple *stmt)
@@ -310,7 +310,7 @@ static bool spy_fix_markers(function *fun, bool hooks)
 			gcall *call = spy_exit_call(fun->decl, gimple_location(stmt));
 
 			gimple_set_block(call, gimple_block(stmt));
-			spy_insert_guarded(gimple_bb(stmt), stmt, call);
+			spy_insert_guarded(gimple_bb(stmt), stmt, gimple_seq_alloc_with_stmt(call));
 		}
 		gsi = gsi_for_stmt(stmt);
 		unlink_stmt_vdef(stmt);
@@ -443,7 +443,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 
 	switch (spy_scan_back(bb, ret, &call)) {
 	case SPY_SCAN_TAIL:
-		spy_insert_guarded(gimple_bb(call), call, spy_exit_call(fn, loc));
+		spy_insert_guarded(gimple_bb(call), call, gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
 		return;
 	case SPY_SCAN_REAL:
 		break;
@@ -453,12 +453,14 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 		if (tails.is_empty())
 			break;
 		for (gimple *t : tails)
-			spy_insert_guarded(gimple_bb(t), t, spy_exit_call(fn, loc));
+			spy_insert_guarded(gimple_bb(t), t,
+					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
 		for (edge p : plain)
-			spy_insert_guarded(split_edge(p), NULL, spy_exit_call(fn, loc));
+			spy_insert_guarded(split_edge(p), NULL,
+					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
 		return;
 	}
-	spy_insert_guarded(bb, ret, spy_exit_call(fn, loc));
+	spy_insert_guarded(bb, ret, gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
 }
 
 static void spy_insert_exits(function *fun)
@@ -583,10 +585,13 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 						integer_zero_node);
 		gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
 
+		gimple_seq hook = NULL;
+
+		/* inside the guard too: nothing of the hook runs while hooks are off */
 		gimple_call_set_lhs(call, ra);
-		gsi = gsi_last_bb(join_bb);
-		gsi_insert_after(&gsi, call, GSI_NEW_STMT);
-		spy_insert_guarded(join_bb, NULL, enter);
+		gimple_seq_add_stmt(&hook, call);
+		gimple_seq_add_stmt(&hook, enter);
+		spy_insert_guarded(join_bb, NULL, hook);
 	}
 }
 
