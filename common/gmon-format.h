@@ -14,7 +14,7 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 0u
+#define GMON_SPY_MINOR 1u            /* 1: SAMPLING and SAMPLES records */
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -27,6 +27,8 @@ enum gmon_tag {
 	GMON_TAG_FUNCS = 3,    /* instrumented functions of one module */
 	GMON_TAG_THREAD = 4,   /* one thread: arcs, function times, counts */
 	GMON_TAG_COUNTERS = 5, /* named runtime counters */
+	GMON_TAG_SAMPLING = 6, /* sampling's parameters and totals: once, when sampling was set up */
+	GMON_TAG_SAMPLES = 7,  /* one thread's samples: stacks and their counts */
 	GMON_TAG_END = 0x7fff, /* last: record count and file length */
 };
 
@@ -154,6 +156,74 @@ struct gmon_thread {
 	struct gmon_count *counts;
 };
 
+/* What the samples count (SPYRT_WATCH). */
+enum gmon_watch {
+	GMON_WATCH_NONE = 0,
+	GMON_WATCH_CPU = 1,        /* the thread's CPU time, SPYRT_HZ ticks per CPU second */
+	GMON_WATCH_WALL = 2,       /* real time: blocked threads are sampled too, as waiting */
+	GMON_WATCH_ALLOC = 3,      /* malloc/calloc/realloc calls */
+	GMON_WATCH_ALLOCBYTES = 4, /* bytes they allocate */
+	GMON_WATCH_FAULTS = 5,     /* page faults (software perf event) */
+	GMON_WATCH_CALLS = 6,      /* every call of one function (Spy's user break) */
+};
+#define GMON_WATCH_LAST GMON_WATCH_CALLS
+
+enum gmon_sampling_flags {
+	GMON_SAMP_FOREIGN = 1u << 0,     /* the program has its own SIGPROF handler: nothing sampled */
+	GMON_SAMP_NOSOURCE = 1u << 1,    /* the event source could not be set up (reason in the error) */
+	GMON_SAMP_THREADS_CUT = 1u << 2, /* some threads could not get a timer or event */
+};
+
+/* Sampling's parameters and totals, summed over threads. */
+struct gmon_sampling {
+	uint32_t watch;               /* enum gmon_watch */
+	uint32_t flags;               /* enum gmon_sampling_flags */
+	uint64_t hz;                  /* cpu, wall: ticks asked for per second */
+	uint64_t divisor;             /* SPYRT_DIVISOR: one event in divisor is recorded */
+	char *target;                 /* calls:FUNC: FUNC; else "" */
+	char *start, *stop;           /* SPYRT_START, SPYRT_STOP; "" when unset */
+	uint64_t expected;            /* cpu, wall: ticks the sampled time should have given */
+	uint64_t taken;               /* samples recorded */
+	uint64_t missed;              /* ticks that never ran (timer overruns), events past the tables */
+	uint64_t in_runtime;          /* of taken: samples whose PC was inside the profiler */
+	uint64_t dropped;             /* samples lost: stack tables full */
+	uint64_t cpu_ns;              /* the process's CPU time (user + system) over the run */
+	uint64_t faults;              /* its page faults, minor and major */
+	uint64_t allocs, alloc_bytes; /* allocations the interposed allocator saw, and their bytes */
+	uint64_t handler_cycles;      /* cycles spent recording samples: the profiler's own cost */
+};
+
+enum gmon_stack_flags {
+	GMON_STACK_WAITING = 1u << 0, /* wall: the thread was blocked, not running */
+	GMON_STACK_RUNTIME = 1u << 1, /* the PC was inside the profiler */
+	GMON_STACK_CUT = 1u << 2,     /* deeper frames were left out */
+};
+
+/* One frame of the shadow stack: the instrumented function and the call site it was called from. */
+struct gmon_frame {
+	uint64_t func, call_site;
+};
+
+/*
+ * Samples that saw the same stack: count of events, and what they stand for in the watch's unit
+ * (cpu and wall: nanoseconds; alloc: allocations; allocbytes: bytes; faults: faults; calls: calls),
+ * which is count times the divisor except for bytes and time.
+ */
+struct gmon_stack {
+	uint64_t count, weight;
+	uint64_t pc;    /* where the thread was: the interrupted PC, the allocator's or FUNC's call site */
+	uint32_t flags; /* enum gmon_stack_flags */
+	uint32_t depth;
+	struct gmon_frame *frames; /* depth frames, innermost first (points into gmon_samples.frames) */
+};
+
+struct gmon_samples {
+	uint32_t tid;
+	uint64_t nstacks, nframes;
+	struct gmon_stack *stacks;
+	struct gmon_frame *frames;
+};
+
 struct gmon_counter {
 	char *name;
 	uint64_t value;
@@ -162,7 +232,9 @@ struct gmon_counter {
 /* A whole profile. Arrays are owned; gmon_profile_release() frees everything. */
 struct gmon_profile {
 	struct gmon_header hdr;
-	uint32_t nmodules, nfuncsets, nthreads, ncounters;
+	uint32_t nmodules, nfuncsets, nthreads, ncounters, nsamples;
+	struct gmon_sampling *sampling; /* NULL: the run was not sampled */
+	struct gmon_samples *samples;   /* per thread */
 	struct gmon_module *modules;
 	struct gmon_funcs *funcsets;
 	struct gmon_thread *threads;
@@ -185,6 +257,8 @@ struct gmon_profile {
 #define gmon_dump spyrt_gmon_dump
 #define gmon_mode_name spyrt_gmon_mode_name
 #define gmon_tag_name spyrt_gmon_tag_name
+#define gmon_watch_name spyrt_gmon_watch_name
+#define gmon_watch_parse spyrt_gmon_watch_parse
 #define gmon_crc32 spyrt_gmon_crc32
 #endif
 
@@ -215,6 +289,11 @@ void gmon_dump(FILE *f, const struct gmon_profile *p);
 /* Names for enum spy_mode and enum gmon_tag values (never NULL). */
 const char *gmon_mode_name(uint32_t mode);
 const char *gmon_tag_name(uint32_t tag);
+
+/* The name of an enum gmon_watch value as SPYRT_WATCH spells it ("cpu", "allocbytes"; never NULL),
+ * and the value of a name (-1 when unknown; "calls" alone, without ":FUNC"). */
+const char *gmon_watch_name(uint32_t watch);
+int gmon_watch_parse(const char *name);
 
 /* CRC-32 (ISO-HDLC, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
 uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len);

@@ -3,7 +3,7 @@
  * length is checked before use and every record carries a CRC, so a damaged file is one error line.
  * Built with -DGMON_ZLIB_DLOPEN (the runtime) it finds zlib with dlopen when it first compresses, so
  * profiled programs need no -lz, and writes plain records when there is none.
- * Built with -DGMON_DUMP_MAIN it is also a small tool: gmon-dump FILE prints gmon_dump()'s text. */
+ * The text view of a decoded profile, gmon_dump(), is in gmon-dump.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -131,6 +131,22 @@ const char *gmon_mode_name(uint32_t mode)
 	return mode < 3 ? names[mode] : "unknown";
 }
 
+static const char *const watch_names[] = { "none", "cpu", "wall", "alloc", "allocbytes", "faults",
+					    "calls" };
+
+const char *gmon_watch_name(uint32_t watch)
+{
+	return watch <= GMON_WATCH_LAST ? watch_names[watch] : "unknown";
+}
+
+int gmon_watch_parse(const char *name)
+{
+	for (int i = 0; i <= GMON_WATCH_LAST; i++)
+		if (!strcmp(name, watch_names[i]))
+			return i;
+	return -1;
+}
+
 const char *gmon_tag_name(uint32_t tag)
 {
 	switch (tag) {
@@ -144,6 +160,10 @@ const char *gmon_tag_name(uint32_t tag)
 		return "THREAD";
 	case GMON_TAG_COUNTERS:
 		return "COUNTERS";
+	case GMON_TAG_SAMPLING:
+		return "SAMPLING";
+	case GMON_TAG_SAMPLES:
+		return "SAMPLES";
 	case GMON_TAG_END:
 		return "END";
 	}
@@ -184,6 +204,17 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->threads[i].counts);
 	}
 	free(p->threads);
+	if (p->sampling) {
+		free(p->sampling->target);
+		free(p->sampling->start);
+		free(p->sampling->stop);
+		free(p->sampling);
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++) {
+		free(p->samples[i].stacks);
+		free(p->samples[i].frames);
+	}
+	free(p->samples);
 	for (uint32_t i = 0; i < p->ncounters; i++)
 		free(p->counters[i].name);
 	free(p->counters);
@@ -406,6 +437,46 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 	}
 }
 
+static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)
+{
+	put_u32(b, s->watch);
+	put_u32(b, s->flags);
+	put_u64(b, s->hz);
+	put_u64(b, s->divisor);
+	put_str(b, s->target);
+	put_str(b, s->start);
+	put_str(b, s->stop);
+	put_u64(b, s->expected);
+	put_u64(b, s->taken);
+	put_u64(b, s->missed);
+	put_u64(b, s->in_runtime);
+	put_u64(b, s->dropped);
+	put_u64(b, s->cpu_ns);
+	put_u64(b, s->faults);
+	put_u64(b, s->allocs);
+	put_u64(b, s->alloc_bytes);
+	put_u64(b, s->handler_cycles);
+}
+
+static void enc_samples(struct gbuf *b, const struct gmon_samples *s)
+{
+	put_u32(b, s->tid);
+	put_u64(b, s->nstacks);
+	for (uint64_t i = 0; i < s->nstacks; i++) {
+		const struct gmon_stack *k = &s->stacks[i];
+
+		put_u64(b, k->count);
+		put_u64(b, k->weight);
+		put_u64(b, k->pc);
+		put_u32(b, k->flags);
+		put_u32(b, k->depth);
+		for (uint32_t j = 0; j < k->depth; j++) {
+			put_u64(b, k->frames[j].func);
+			put_u64(b, k->frames[j].call_site);
+		}
+	}
+}
+
 int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *len)
 {
 	struct gbuf b = { 0 };
@@ -438,6 +509,17 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_thread(&b, &p->threads[i]);
 		rec_end(&b, at, GMON_TAG_THREAD, level);
+	}
+	if (p->sampling) {
+		at = rec_begin(&b);
+		enc_sampling(&b, p->sampling);
+		rec_end(&b, at, GMON_TAG_SAMPLING, level);
+		nrec++;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_samples(&b, &p->samples[i]);
+		rec_end(&b, at, GMON_TAG_SAMPLES, level);
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);
@@ -713,6 +795,86 @@ static void dec_counters(struct cur *c, struct gmon_profile *p)
 	}
 }
 
+static void dec_sampling(struct cur *c, struct gmon_sampling *s)
+{
+	s->watch = get_u32(c, "watch");
+	s->flags = get_u32(c, "sampling flags");
+	s->hz = get_u64(c, "rate");
+	s->divisor = get_u64(c, "divisor");
+	s->target = get_str(c, "watched function");
+	s->start = get_str(c, "start trigger");
+	s->stop = get_str(c, "stop trigger");
+	s->expected = get_u64(c, "sampling totals");
+	s->taken = get_u64(c, "sampling totals");
+	s->missed = get_u64(c, "sampling totals");
+	s->in_runtime = get_u64(c, "sampling totals");
+	s->dropped = get_u64(c, "sampling totals");
+	s->cpu_ns = get_u64(c, "sampling totals");
+	s->faults = get_u64(c, "sampling totals");
+	s->allocs = get_u64(c, "sampling totals");
+	s->alloc_bytes = get_u64(c, "sampling totals");
+	s->handler_cycles = get_u64(c, "sampling totals");
+	if (!c->bad && s->watch > GMON_WATCH_LAST)
+		cur_fail(c, "unknown watch %" PRIu32, s->watch);
+	if (!c->bad && (s->flags & ~(uint32_t)(GMON_SAMP_FOREIGN | GMON_SAMP_NOSOURCE |
+					       GMON_SAMP_THREADS_CUT)))
+		cur_fail(c, "unknown sampling flags 0x%" PRIx32, s->flags);
+	if (!c->bad && !s->divisor)
+		cur_fail(c, "divisor 0");
+}
+
+/*
+ * A thread's stacks. The frames of all stacks go into one array, sized by a first pass over the
+ * payload, so a stack's frames pointer stays valid and a lying depth fails before any allocation.
+ */
+static void dec_samples(struct cur *c, struct gmon_samples *s)
+{
+	size_t start;
+	uint64_t nframes = 0, fi = 0;
+
+	s->tid = get_u32(c, "sample thread id");
+	s->nstacks = get_count(c, 8, 32, "stacks");
+	start = c->off;
+	for (uint64_t i = 0; i < s->nstacks && !c->bad; i++) {
+		uint32_t depth;
+
+		if (!need(c, 32, "stack")) /* count, weight, pc, flags, depth */
+			break;
+		depth = (uint32_t)get_le(c->p + c->off + 28, 4);
+		c->off += 32;
+		if (depth > (c->len - c->off) / 16) {
+			cur_fail(c, "a stack of %" PRIu32 " frames cannot fit in the %zu bytes left", depth,
+				 c->len - c->off);
+			break;
+		}
+		c->off += (size_t)depth * 16;
+		nframes += depth;
+	}
+	if (c->bad)
+		return;
+	c->off = start;
+	s->stacks = get_array(c, s->nstacks, sizeof(*s->stacks));
+	s->frames = get_array(c, nframes, sizeof(*s->frames));
+	s->nframes = nframes;
+	for (uint64_t i = 0; s->stacks && i < s->nstacks && !c->bad; i++) {
+		struct gmon_stack *k = &s->stacks[i];
+
+		k->count = get_u64(c, "stack");
+		k->weight = get_u64(c, "stack");
+		k->pc = get_u64(c, "stack");
+		k->flags = get_u32(c, "stack flags");
+		k->depth = get_u32(c, "stack depth");
+		k->frames = k->depth ? s->frames + fi : NULL;
+		for (uint32_t j = 0; j < k->depth && !c->bad; j++, fi++) {
+			s->frames[fi].func = get_u64(c, "frame");
+			s->frames[fi].call_site = get_u64(c, "frame");
+		}
+		if (!c->bad && (k->flags & ~(uint32_t)(GMON_STACK_WAITING | GMON_STACK_RUNTIME |
+						       GMON_STACK_CUT)))
+			cur_fail(c, "unknown stack flags 0x%" PRIx32, k->flags);
+	}
+}
+
 /* Append one zeroed element to a profile array; NULL when memory ran out. */
 static void *grow1(void **items, uint32_t *nr, size_t size)
 {
@@ -776,6 +938,20 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 		if (p->counters || p->ncounters)
 			return cur_fail(c, "a second COUNTERS record");
 		dec_counters(c, p);
+		break;
+	case GMON_TAG_SAMPLING:
+		if (p->sampling)
+			return cur_fail(c, "a second SAMPLING record");
+		p->sampling = calloc(1, sizeof(*p->sampling));
+		if (!p->sampling)
+			return cur_fail(c, "out of memory");
+		dec_sampling(c, p->sampling);
+		break;
+	case GMON_TAG_SAMPLES:
+		e = grow1((void **)&p->samples, &p->nsamples, sizeof(*p->samples));
+		if (!e)
+			return cur_fail(c, "out of memory");
+		dec_samples(c, e);
 		break;
 	}
 }
@@ -900,6 +1076,8 @@ int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *er
 		case GMON_TAG_FUNCS:
 		case GMON_TAG_THREAD:
 		case GMON_TAG_COUNTERS:
+		case GMON_TAG_SAMPLING:
+		case GMON_TAG_SAMPLES:
 			dec_record(&c, tag, p);
 			break;
 		case GMON_TAG_END: {
@@ -1041,208 +1219,3 @@ int gmon_write_file(const char *path, const void *buf, size_t len, char *err, si
 	}
 	return 0;
 }
-
-/* ---- dump ------------------------------------------------------------------------------------------ */
-
-struct sym {
-	uint64_t addr;
-	const char *name;
-};
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-struct symtab {
-	struct sym *s;
-	size_t n;
-	const struct gmon_profile *p;
-};
-
-/* The function starting at addr, or NULL. */
-static const char *sym_exact(const struct symtab *t, uint64_t addr)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->s[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->n && t->s[lo].addr == addr ? t->s[lo].name : NULL;
-}
-
-/* NAME for a function address, "<spontaneous>"/"<various>" for the caller markers, else hex. */
-static const char *sym_name(const struct symtab *t, uint64_t addr, char *buf, size_t sz)
-{
-	const char *n;
-
-	if (addr == GMON_CALLER_NONE)
-		return "<spontaneous>";
-	if (addr == GMON_CALLER_MANY)
-		return "<various>";
-	n = sym_exact(t, addr);
-	if (n)
-		return n;
-	snprintf(buf, sz, "0x%" PRIx64, addr);
-	return buf;
-}
-
-/* The module holding a text address, or NULL. */
-static const struct gmon_module *mod_of(const struct gmon_profile *p, uint64_t addr)
-{
-	for (uint32_t i = 0; i < p->nmodules; i++)
-		if (addr >= p->modules[i].text_lo && addr < p->modules[i].text_hi)
-			return &p->modules[i];
-	return NULL;
-}
-
-static void dump_header(FILE *f, const struct gmon_header *h)
-{
-	fprintf(f,
-		"header tool=%s abi=%" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " mode=%s flags=0x%" PRIx32
-		"\n",
-		h->tool, h->abi, h->pid, h->ppid, gmon_mode_name(h->mode), h->flags);
-	fprintf(f, "times start_ns=%" PRIu64 " end_ns=%" PRIu64 " tsc_hz=%" PRIu64 "\n", h->start_ns,
-		h->end_ns, h->tsc_hz);
-	fprintf(f,
-		"overhead hook_out=%" PRIu64 ".%03" PRIu64 " hook_in=%" PRIu64 ".%03" PRIu64
-		" tsc_read=%" PRIu64 ".%03" PRIu64 "\n",
-		h->hook_out_mcyc / 1000, h->hook_out_mcyc % 1000, h->hook_in_mcyc / 1000,
-		h->hook_in_mcyc % 1000, h->tsc_read_mcyc / 1000, h->tsc_read_mcyc % 1000);
-	fprintf(f,
-		"lost dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64 " dropped_frames=%" PRIu64
-		" abandoned=%" PRIu64 " unmatched=%" PRIu64 " slots_lost=%" PRIu64 " unregistered=%" PRIu64
-		"\n",
-		h->dropped_arcs, h->dropped_funcs, h->dropped_frames, h->abandoned, h->unmatched,
-		h->slots_lost, h->unregistered);
-	fprintf(f, "error %s\n", h->error && *h->error ? h->error : "-");
-	fprintf(f, "argv");
-	for (uint32_t i = 0; i < h->argc; i++)
-		fprintf(f, " %s", h->argv[i]);
-	fputc('\n', f);
-}
-
-void gmon_dump(FILE *f, const struct gmon_profile *p)
-{
-	struct symtab t = { .p = p };
-	size_t nsym = 0;
-	char b1[32], b2[32];
-
-	for (uint32_t i = 0; i < p->nfuncsets; i++)
-		nsym += p->funcsets[i].nr;
-	t.s = calloc(nsym ? nsym : 1, sizeof(*t.s));
-	for (uint32_t i = 0; t.s && i < p->nfuncsets; i++)
-		for (uint32_t j = 0; j < p->funcsets[i].nr; j++)
-			t.s[t.n++] =
-				(struct sym){ p->funcsets[i].funcs[j].addr, p->funcsets[i].funcs[j].name };
-	if (t.s)
-		qsort(t.s, t.n, sizeof(*t.s), sym_cmp);
-
-	dump_header(f, &p->hdr);
-	for (uint32_t i = 0; i < p->nmodules; i++) {
-		const struct gmon_module *m = &p->modules[i];
-
-		fprintf(f,
-			"module id=%" PRIu32 " flags=%s%s%s%s base=0x%" PRIx64 " text=0x%" PRIx64
-			"-0x%" PRIx64 " build_id=",
-			m->id, m->flags & GMON_MOD_MAIN ? "main," : "",
-			m->flags & GMON_MOD_INSTRUMENTED ? "instr," : "",
-			m->flags & GMON_MOD_CLOSED ? "closed," : "", m->flags & GMON_MOD_VDSO ? "vdso," : "",
-			m->base, m->text_lo, m->text_hi);
-		for (uint32_t j = 0; j < m->build_id_len; j++)
-			fprintf(f, "%02x", m->build_id[j]);
-		fprintf(f, "%s path=%s\n", m->build_id_len ? "" : "-", m->path);
-	}
-	for (uint32_t i = 0; i < p->nfuncsets; i++) {
-		const struct gmon_funcs *fs = &p->funcsets[i];
-
-		for (uint32_t j = 0; j < fs->nr; j++) {
-			const struct gmon_func *fn = &fs->funcs[j];
-
-			fprintf(f,
-				"func %s count=%" PRIu64 " module=%" PRIu32 " mode=%s addr=0x%" PRIx64
-				" flags=0x%" PRIx32 " at=%s:%" PRIu32 "\n",
-				fn->name, fn->count, fs->module, gmon_mode_name(fs->plugin_mode), fn->addr,
-				fn->flags, fn->file, fn->line);
-		}
-	}
-	for (uint32_t i = 0; i < p->nthreads; i++) {
-		const struct gmon_thread *th = &p->threads[i];
-
-		fprintf(f,
-			"thread tid=%" PRIu32 " flags=%s%s name=%s arcs=%" PRIu64 " funcs=%" PRIu64
-			" counts=%" PRIu64 " dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64
-			" dropped_frames=%" PRIu64 " abandoned=%" PRIu64 " unmatched=%" PRIu64
-			" start_ns=%" PRIu64 " end_ns=%" PRIu64 "\n",
-			th->tid, th->flags & GMON_THREAD_MAIN ? "main," : "",
-			th->flags & GMON_THREAD_EXITED ? "exited," : "",
-			th->name && *th->name ? th->name : "-", th->narcs, th->nfstats, th->ncounts,
-			th->dropped_arcs, th->dropped_funcs, th->dropped_frames, th->abandoned, th->unmatched,
-			th->start_ns, th->end_ns);
-		for (uint64_t j = 0; j < th->narcs; j++) {
-			const struct gmon_arc *a = &th->arcs[j];
-			const struct gmon_module *m = mod_of(p, a->call_site);
-
-			fprintf(f,
-				"arc tid=%" PRIu32 " caller=%s callee=%s count=%" PRIu64 " incl=%" PRIu64
-				" self=%" PRIu64 " site=0x%" PRIx64 " site_module=%" PRId64 "\n",
-				th->tid, sym_name(&t, a->caller, b1, sizeof(b1)),
-				sym_name(&t, a->callee, b2, sizeof(b2)), a->count, a->incl, a->self,
-				a->call_site, m ? (int64_t)m->id : (int64_t)-1);
-		}
-		for (uint64_t j = 0; j < th->nfstats; j++) {
-			const struct gmon_fstat *s = &th->fstats[j];
-
-			fprintf(f,
-				"time tid=%" PRIu32 " func=%s calls=%" PRIu64 " incl=%" PRIu64
-				" self=%" PRIu64 " min=%" PRIu64 " max=%" PRIu64 " hist=",
-				th->tid, sym_name(&t, s->addr, b1, sizeof(b1)), s->calls, s->incl, s->self,
-				s->min, s->max);
-			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
-				if (s->hist[k]) {
-					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->hist[k]);
-					first = 0;
-				}
-			fputc('\n', f);
-		}
-		for (uint64_t j = 0; j < th->ncounts; j++)
-			fprintf(f, "count tid=%" PRIu32 " func=%s count=%" PRIu64 "\n", th->tid,
-				th->counts[j].addr ? sym_name(&t, th->counts[j].addr, b1, sizeof(b1)) :
-						     "<unregistered>",
-				th->counts[j].count);
-	}
-	for (uint32_t i = 0; i < p->ncounters; i++)
-		fprintf(f, "counter %s=%" PRIu64 "\n", p->counters[i].name, p->counters[i].value);
-	free(t.s);
-}
-
-#ifdef GMON_DUMP_MAIN
-int main(int argc, char **argv)
-{
-	struct gmon_profile p;
-	char err[512];
-	int rc = 0;
-
-	if (argc < 2) {
-		fprintf(stderr, "usage: gmon-dump FILE...\n");
-		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (gmon_read_file(argv[i], &p, err, sizeof(err))) {
-			fprintf(stderr, "gmon-dump: %s: %s\n", argv[i], err);
-			rc = 2;
-			continue;
-		}
-		gmon_dump(stdout, &p);
-		gmon_profile_release(&p);
-	}
-	return rc;
-}
-#endif

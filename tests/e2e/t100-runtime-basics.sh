@@ -34,7 +34,7 @@ rt_setup() {
 		ar rcs "$RT_DIR/libspyrt.a" "$RT_DIR"/obj/*.o || exit 1
 	fi
 	# shellcheck disable=SC2086
-	$CC -O2 -g $SPY_SAN_FLAGS -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$SPY_SRC/common/gmon-io.c" \
+	$CC -O2 -g $SPY_SAN_FLAGS -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$SPY_SRC/common/gmon-io.c" "$SPY_SRC/common/gmon-dump.c" \
 		-o "$T/gmon-dump" -lz || exit 1
 }
 

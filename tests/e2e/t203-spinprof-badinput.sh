@@ -131,7 +131,7 @@ more_bytes() { cat "$G"; printf 'junk after the end'; }
 
 check "bad magic" damage magic poke 0 'xmon'
 check "unknown version (SPY\\2), header checksum right" damage version2 gpatch file 4 4 0x02595053
-check "a newer format revision, header checksum right" damage minor gpatch file 8 4 1
+check "a newer format revision, header checksum right" damage minor gpatch file 8 4 1000
 check "a damaged file header checksum" damage hcrc poke 12 '\001\002\003\004'
 check "the first record's length lies (2^63 - 1)" damage reclen poke 24 '\377\377\377\377\377\377\377\177'
 check "a string length that lies (HEADER's tool name 0xffffffff, checksum right)" damage strlen gpatch 1 0 4 0xffffffff

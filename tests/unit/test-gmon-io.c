@@ -1,4 +1,4 @@
-/* unit: common/gmon-io.c -lz */
+/* unit: common/gmon-io.c common/gmon-dump.c -lz */
 /* The profile file: a profile with every kind of record survives encoding and decoding, plain and
  * compressed; every truncation and every damaged byte of a valid file is refused with a message (the
  * run under ASan/UBSan shows none of them reads out of bounds); the atomic write and the dump. */
@@ -128,6 +128,49 @@ static void make_profile(struct gmon_profile *p, int big)
 		th->counts[0] = (struct gmon_count){ 0, 11 };
 		th->counts[1] = (struct gmon_count){ 0x555500001200, 42 };
 	}
+	p->sampling = calloc(1, sizeof(*p->sampling));
+	*p->sampling = (struct gmon_sampling){ GMON_WATCH_ALLOCBYTES,
+					       GMON_SAMP_THREADS_CUT,
+					       1000,
+					       3,
+					       sdup(""),
+					       sdup("main"),
+					       sdup("_Z1fv"),
+					       1,
+					       2,
+					       3,
+					       4,
+					       5,
+					       6,
+					       7,
+					       8,
+					       9,
+					       10 };
+	p->nsamples = 2;
+	p->samples = calloc(2, sizeof(*p->samples));
+	for (int t = 0; t < 2; t++) {
+		struct gmon_samples *ss = &p->samples[t];
+		uint64_t nstacks = big ? 300 : 3;
+
+		ss->tid = 1234 + (uint32_t)t;
+		ss->nstacks = t ? 1 : nstacks; /* thread 1: one stack of depth 0 */
+		ss->stacks = calloc(ss->nstacks, sizeof(*ss->stacks));
+		ss->nframes = t ? 0 : nstacks * (nstacks - 1) / 2;
+		ss->frames = ss->nframes ? calloc(ss->nframes, sizeof(*ss->frames)) : NULL;
+		for (uint64_t i = 0, fi = 0; i < ss->nstacks; i++) {
+			struct gmon_stack *k = &ss->stacks[i];
+
+			*k = (struct gmon_stack){ 10 + i,
+						  1000 * i,
+						  0x555500001210 + i,
+						  i == 1 ? GMON_STACK_WAITING | GMON_STACK_CUT : 0,
+						  (uint32_t)i,
+						  i ? ss->frames + fi : NULL };
+			for (uint64_t d = 0; d < i; d++, fi++)
+				ss->frames[fi] = (struct gmon_frame){ d ? 0x555500001200 : 0x555500001100,
+								      0x555500001150 + d };
+		}
+	}
 	p->ncounters = 2;
 	p->counters = calloc(2, sizeof(*p->counters));
 	p->counters[0] = (struct gmon_counter){ sdup("threads"), 2 };
@@ -209,6 +252,47 @@ static void same_profile(const struct gmon_profile *a, const struct gmon_profile
 		assert_memory_equal(s->fstats, t->fstats, s->nfstats * sizeof(*s->fstats));
 		assert_int_equal(s->ncounts, t->ncounts);
 		assert_memory_equal(s->counts, t->counts, s->ncounts * sizeof(*s->counts));
+	}
+	assert_int_equal(!a->sampling, !b->sampling);
+	if (a->sampling) {
+		const struct gmon_sampling *s = a->sampling, *t = b->sampling;
+
+		assert_int_equal(s->watch, t->watch);
+		assert_int_equal(s->flags, t->flags);
+		assert_int_equal(s->hz, t->hz);
+		assert_int_equal(s->divisor, t->divisor);
+		assert_string_equal(s->target, t->target);
+		assert_string_equal(s->start, t->start);
+		assert_string_equal(s->stop, t->stop);
+		assert_int_equal(s->expected, t->expected);
+		assert_int_equal(s->taken, t->taken);
+		assert_int_equal(s->missed, t->missed);
+		assert_int_equal(s->in_runtime, t->in_runtime);
+		assert_int_equal(s->dropped, t->dropped);
+		assert_int_equal(s->cpu_ns, t->cpu_ns);
+		assert_int_equal(s->faults, t->faults);
+		assert_int_equal(s->allocs, t->allocs);
+		assert_int_equal(s->alloc_bytes, t->alloc_bytes);
+		assert_int_equal(s->handler_cycles, t->handler_cycles);
+	}
+	assert_int_equal(a->nsamples, b->nsamples);
+	for (uint32_t i = 0; i < a->nsamples; i++) {
+		const struct gmon_samples *s = &a->samples[i], *t = &b->samples[i];
+
+		assert_int_equal(s->tid, t->tid);
+		assert_int_equal(s->nstacks, t->nstacks);
+		assert_int_equal(s->nframes, t->nframes);
+		for (uint64_t j = 0; j < s->nstacks; j++) {
+			const struct gmon_stack *u = &s->stacks[j], *v = &t->stacks[j];
+
+			assert_int_equal(u->count, v->count);
+			assert_int_equal(u->weight, v->weight);
+			assert_int_equal(u->pc, v->pc);
+			assert_int_equal(u->flags, v->flags);
+			assert_int_equal(u->depth, v->depth);
+			if (u->depth)
+				assert_memory_equal(u->frames, v->frames, u->depth * sizeof(*u->frames));
+		}
 	}
 	assert_int_equal(a->ncounters, b->ncounters);
 	for (uint32_t i = 0; i < a->ncounters; i++) {
@@ -490,6 +574,12 @@ static void test_dump(void **state)
 		text, "time tid=1234 func=_Z1fv calls=42 incl=5000 self=4000 min=3 max=900 hist=1:2,9:40"));
 	assert_non_null(strstr(text, "count tid=1234 func=<unregistered> count=11"));
 	assert_non_null(strstr(text, "counter threads=2"));
+	assert_non_null(strstr(text, "sampling watch=allocbytes flags=0x4 hz=1000 divisor=3 target=- "
+				     "start=main stop=_Z1fv expected=1 taken=2"));
+	assert_non_null(strstr(text, "stack tid=1234 count=12 weight=2000 flags= pc=0x555500001212 "
+				     "frames=main@0x555500001150,_Z1fv@0x555500001151\n"));
+	assert_non_null(strstr(text, "stack tid=1234 count=11 weight=1000 flags=waiting,cut,"));
+	assert_non_null(strstr(text, "stack tid=1235 count=10 weight=0 flags= pc=0x555500001210 frames=-"));
 	free(text);
 	gmon_profile_release(&p);
 }
