@@ -28,16 +28,24 @@ SPY_EXPORT int __spy_hooks = 1;
  * hooks may run in the middle of this; they push and pop above the depth they find, so the frame's
  * fields are read before the depth drops and the worst a handler can do is lose one addition.
  */
-static inline void pop_frame(struct spy_thread *t, uint64_t now)
+static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread *t, uint64_t now, int timed)
 {
 	uint32_t n = t->depth - 1;
 	struct spy_frame *f = &t->stack[n];
-	uint64_t entry = f->entry, children = f->children;
-	uint32_t ai = f->arc, fi = f->func;
+	uint64_t entry, children;
+	uint32_t ai, fi;
 
+	if (!timed) { /* arcs: nothing of the frame is needed once it is off the stack */
+		t->depth = n;
+		return;
+	}
+	entry = f->entry;
+	children = f->children;
+	ai = f->arc;
+	fi = f->func;
 	barrier();
 	t->depth = n;
-	if (t->timed) {
+	{
 		struct spy_arc *a = &t->arcs.arc[ai];
 		struct spy_fstat *s = &t->arcs.fstat[fi];
 		int64_t d = (int64_t)(now - entry);
@@ -61,6 +69,14 @@ static inline void pop_frame(struct spy_thread *t, uint64_t now)
 	}
 }
 
+static inline void pop_frame(struct spy_thread *t, uint64_t now)
+{
+	if (t->timed)
+		pop_frame_as(t, now, 1);
+	else
+		pop_frame_as(t, now, 0);
+}
+
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 {
 	pop_frame(t, now);
@@ -68,9 +84,11 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 }
 
 /* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
- * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one. */
-static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, uint64_t cs, uint64_t sp,
-			      uint32_t ai, uint64_t now)
+ * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one.
+ * In mode arcs only what the stack's readers need (unwinding checks, samples) is written. */
+static inline __attribute__((always_inline)) void push_frame_as(struct spy_thread *t, uint32_t n,
+								uint64_t self, uint64_t cs, uint64_t sp,
+								uint32_t ai, uint64_t now, int timed)
 {
 	struct spy_arc *a = &t->arcs.arc[ai];
 	struct spy_frame *f = &t->stack[n];
@@ -83,15 +101,26 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 	f->sp = sp;
 	f->self = self;
 	f->call_site = cs;
-	f->arc = ai;
-	f->func = a->func;
-	f->children = 0;
+	if (timed) {
+		f->arc = ai;
+		f->func = a->func;
+		f->children = 0;
+	}
 	barrier();
 	t->depth = n + 1;
-	if (t->timed) {
+	if (timed) {
 		t->arcs.fstat[a->func].depth++;
 		f->entry = now;
 	}
+}
+
+static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, uint64_t cs, uint64_t sp,
+			      uint32_t ai, uint64_t now)
+{
+	if (t->timed)
+		push_frame_as(t, n, self, cs, sp, ai, now, 1);
+	else
+		push_frame_as(t, n, self, cs, sp, ai, now, 0);
 }
 
 /* An enter hook found frames at or below its own stack pointer: their functions are gone (longjmp,
@@ -172,21 +201,15 @@ out:
  * usual case); below the stack sits a sentinel frame (no function, the highest stack pointer), so
  * depth 0 needs no test. Anything else goes to enter_slow, which starts over.
  */
-SPY_EXPORT void __spy_enter(void *self, void *call_site)
+static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t, uint64_t s, uint64_t cs,
+							   uint64_t sp, int timed)
 {
-	struct spy_thread *t = spy_tls_thread;
-	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, cs = (uint64_t)(uintptr_t)call_site;
 	struct spy_arcs *a = &t->arcs;
 	uint32_t n = t->depth, i;
 	uint64_t now = 0;
 
-	if (unlikely(t->gate)) {
-		if (t->busy)
-			return;
-		goto slow;
-	}
 	/* early: the time stamp's latency overlaps the lookup (which the calibration's hook_in counts) */
-	if (t->timed)
+	if (timed)
 		now = spy_cycles();
 	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
 		goto slow;
@@ -196,10 +219,26 @@ SPY_EXPORT void __spy_enter(void *self, void *call_site)
 	i = a->site[i].arcs;
 	if (unlikely(!i || a->arc[i].callee != s))
 		goto slow;
-	push_frame(t, n, s, cs, sp, i, now);
+	push_frame_as(t, n, s, cs, sp, i, now, timed);
 	return;
 slow:
 	enter_slow(t, s, cs, sp);
+}
+
+SPY_EXPORT void __spy_enter(void *self, void *call_site)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, cs = (uint64_t)(uintptr_t)call_site;
+
+	if (unlikely(t->gate)) {
+		if (t->busy)
+			return;
+		enter_slow(t, s, cs, sp);
+	} else if (t->timed) {
+		enter_as(t, s, cs, sp, 1);
+	} else {
+		enter_as(t, s, cs, sp, 0);
+	}
 }
 
 static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp,
@@ -241,7 +280,10 @@ SPY_EXPORT void __spy_exit(void *self)
 	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 	if (unlikely(top->self != s || top->sp != sp))
 		goto slow;
-	pop_frame(t, now);
+	if (t->timed)
+		pop_frame_as(t, now, 1);
+	else
+		pop_frame_as(t, now, 0);
 	return;
 slow:
 	exit_slow(t, s, sp, now);
