@@ -3,7 +3,8 @@
 # -finstrument-functions (empty hooks), and with the spy plugin; runs every variant RUNS times,
 # interleaved, keeping each one's fastest run; prints slowdown and extra ns per call side by side with
 # the cost of one TSC read measured in the same run, then the memory figures of bench/mem.c, then the
-# goals (count <= 2x, arcs <= 4x, time <= 2 TSC reads + 5 ns per call) and whether they are met.
+# goals (count <= 2x, arcs <= 4x, time <= 2 TSC reads + 5 ns per call, memory <= 1 MiB per thread
+# + 64 bytes per arc) and whether they are met.
 #
 # usage: bench/run.sh [RUNS]      (default 5)
 # env:   SPY_BUILD (default build/), SPY_PLUGIN ($SPY_BUILD/spyinstr.so), SPY_RTLIB (the directory
@@ -99,7 +100,8 @@ done
 
 echo
 echo "memory (bench/mem.c, runtime linked statically):"
-./mem | sed 's/^/  /'
+memout=$(./mem)
+sed 's/^/  /' <<<"$memout"
 
 echo
 status=0
@@ -120,4 +122,8 @@ tlim=$(awk -v s="$best_tsc" 'BEGIN { printf "%.2f", 2 * s + 5 }')
 goal "spy count ${cnt}x <= 2x" "$(awk -v r="$cnt" 'BEGIN { print (r <= 2) }')"
 goal "spy arcs ${arcs}x <= 4x" "$(awk -v r="$arcs" 'BEGIN { print (r <= 4) }')"
 goal "spy time +$tx ns/call <= 2 TSC reads + 5 ns = $tlim ns" "$(awk -v a="$tx" -v b="$tlim" 'BEGIN { print (a <= b) }')"
+goal "memory: 1 MiB per thread + 64 bytes per arc (one thread, 1 M arcs)" \
+	"$(grep -q '^budget:.*: within$' <<<"$memout" && echo 1 || echo 0)"
+goal "memory: a thread with few arcs costs <= 1 MiB" \
+	"$(awk '/^threads:/ { print ($(NF - 3) <= 1024) }' <<<"$memout")"
 exit $status
