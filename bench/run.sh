@@ -98,6 +98,41 @@ for v in "${variants[@]}"; do
 		'BEGIN { printf "%-40s %10.1f %8.2fx %14.2f %10d\n", n, t / 1e6, t / b, (t - b) / c, kb }'
 done
 
+# uftrace, the other tracer that yields exact times per call: its trace of the full run would be
+# gigabytes, so it runs at a tenth of the work, beside plain and spy time at the same size
+if command -v uftrace >/dev/null 2>&1; then
+	small=(
+		"plain -O2||./plain --small"
+		"uftrace record (-pg build)||uftrace record -d $w/uftrace.data ./pg --small"
+		"spy time|SPYRT_MODE=time|./spy-hooks --small"
+	)
+	declare -A sbest
+	for ((r = 0; r < runs; r++)); do
+		for v in "${small[@]}"; do
+			IFS='|' read -r name envs prog <<<"$v"
+			# shellcheck disable=SC2086
+			out=$(env $envs SPYRT_OUT="$w/gmon.spy" $prog)
+			ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out")
+			scalls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' <<<"$out")
+			if [ -z "${sbest[$name]:-}" ] || [ "$ns" -lt "${sbest[$name]}" ]; then
+				sbest[$name]=$ns
+			fi
+			rm -rf "$w/uftrace.data"
+		done
+	done
+	sbase=${sbest["plain -O2"]}
+	echo
+	echo "at a tenth of the work (bench --small: $scalls calls), with uftrace $(uftrace --version | sed -n '1s/^uftrace \(v[^ ]*\).*/\1/p'):"
+	for v in "${small[@]}"; do
+		IFS='|' read -r name _ _ <<<"$v"
+		awk -v n="$name" -v t="${sbest[$name]}" -v b="$sbase" -v c="$scalls" \
+			'BEGIN { printf "%-40s %10.1f %8.2fx %14.2f\n", n, t / 1e6, t / b, (t - b) / c }'
+	done
+else
+	echo
+	echo "uftrace: not installed (make deps installs it), its column is left out"
+fi
+
 echo
 echo "memory (bench/mem.c, runtime linked statically):"
 memout=$(./mem)
