@@ -47,6 +47,13 @@ $CC $O -finstrument-functions "$here/bench.c" cyg-hooks.o -o finstr
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=count "$here/bench.c" $spy_static -o spy-count
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_static -o spy-hooks
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_shared -o spy-hooks-so
+# the floor of the hook calls: the same instrumented code with __spy_enter/__spy_exit emptied
+printf '%s\n' 'void __spy_enter(void *s, void *c) { (void)s; (void)c; __asm__ volatile(""); }' \
+	'void __spy_exit(void *s) { (void)s; __asm__ volatile(""); }' >empty-hooks.c
+$CC $O -c empty-hooks.c -o empty-hooks.o
+objcopy -W __spy_enter -W __spy_exit "$rtlib/libspyrt.a" libspyrt-weak.a
+$CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" empty-hooks.o libspyrt-weak.a \
+	-lpthread -ldl -lz -o spy-empty
 $CC $O -I"$src/runtime" -I"$src/common" "$here/mem.c" $spy_static -o mem
 { set +x; } 2>/dev/null
 
@@ -57,6 +64,7 @@ variants=(
 	"-finstrument-functions, empty hooks||./finstr"
 	"spy count|SPYRT_MODE=count|./spy-count"
 	"spy hooks inserted, SPYRT_MODE=count|SPYRT_MODE=count|./spy-hooks"
+	"spy hooks called, empty bodies (floor)||./spy-empty"
 	"spy arcs|SPYRT_MODE=arcs|./spy-hooks"
 	"spy time|SPYRT_MODE=time|./spy-hooks"
 	"spy time, libspyrt.so|SPYRT_MODE=time|./spy-hooks-so"
