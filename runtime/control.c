@@ -129,6 +129,13 @@ static void init_once(void)
 		w |= SPY_CTL_WATCH;
 		starts = spy_cfg.start ? 0 : 1; /* STOP alone: record until it is called */
 	}
+	/* calls:FUNC: every hook reaches spy_ctl_sync, which records FUNC's calls */
+	if (spy_cfg.watch == GMON_WATCH_CALLS && spy_mode != SPY_MODE_COUNT) {
+		if (!(w & SPY_CTL_WATCH))
+			starts = 1; /* no START/STOP: recording is as spy_on/spy_off say */
+		w |= SPY_CTL_WATCH;
+	}
+	spy_samp_init();
 	if (spy_cfg.off)
 		off_base = totals_now(&off_base_n);
 	spy_ctl_set(w);
@@ -146,6 +153,9 @@ __attribute__((constructor(101))) static void spy_ctor(void)
 {
 	spy_may_init = 1;
 	spy_init();
+	/* the main thread is sampled from the start, even before its first instrumented call */
+	if (spy_watch != GMON_WATCH_NONE)
+		spy_thread_self();
 }
 
 /* Before any constructor has run, instrumented code may be called by the dynamic loader's or a
@@ -190,6 +200,8 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED); /* START alone: while it runs */
 		rec = rec &&
 		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+		if (spy_watch == GMON_WATCH_CALLS)
+			spy_samp_call_hook(t, self, enter, rec);
 	}
 	/* off or watching: every hook must come back here */
 	if (!rec || (w & SPY_CTL_WATCH))
@@ -273,9 +285,21 @@ SPY_EXPORT void spy_flush(void)
 			t->data.narcs = t->data.nfstats = 0;
 			t->dropped_frames = t->abandoned = t->unmatched = 0;
 			t->arcs.dropped_arcs = t->arcs.dropped_funcs = 0;
+			spy_samp_forget(t); /* live threads empty their stack tables at their next sample */
 		}
 	spy_ctl_set(spy_ctl + (1ull << 8));
 	pthread_mutex_unlock(&spy_lock);
+}
+
+int spy_recording(void)
+{
+	uint64_t w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
+
+	if (!(w & SPY_CTL_ON))
+		return 0;
+	if (w & SPY_CTL_WATCH)
+		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+	return 1;
 }
 
 SPY_EXPORT int spy_enabled(void)
@@ -324,6 +348,9 @@ __attribute__((destructor(101))) static void spy_fini(void)
 		spy_note_error("SPYRT_START=%s: no instrumented function has that name", spy_cfg.start);
 	else if (spy_cfg.stop && !spy_stop_addr)
 		spy_note_error("SPYRT_STOP=%s: no instrumented function has that name", spy_cfg.stop);
+	else if (spy_watch == GMON_WATCH_CALLS && !spy_watch_addr)
+		spy_note_error("SPYRT_WATCH=calls:%s: no instrumented function has that name",
+			       spy_cfg.target);
 	spy_write(NULL, 1);
 	if (spy_cfg.ready)
 		ready_message();

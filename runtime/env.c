@@ -89,10 +89,64 @@ static const char *out_problem(const char *v, int *has_pid)
 	return NULL;
 }
 
-static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE", "SPYRT_ARCS",  "SPYRT_START",
-				     "SPYRT_STOP", "SPYRT_OFF",  "SPYRT_READY", NULL };
-/* Sampling (SPYRT_WATCH, SPYRT_HZ, SPYRT_DIVISOR) belongs to a later runtime. */
-static const char *const later[] = { "SPYRT_WATCH", "SPYRT_HZ", "SPYRT_DIVISOR", NULL };
+static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",  "SPYRT_START",
+				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY", "SPYRT_WATCH",
+				     "SPYRT_HZ",   "SPYRT_DIVISOR", NULL };
+
+/* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
+static const char *const watch_names[] = {
+	[GMON_WATCH_NONE] = "none",
+	[GMON_WATCH_CPU] = "cpu",
+	[GMON_WATCH_WALL] = "wall",
+	[GMON_WATCH_ALLOC] = "alloc",
+	[GMON_WATCH_ALLOCBYTES] = "allocbytes",
+	[GMON_WATCH_FAULTS] = "faults",
+	[GMON_WATCH_CALLS] = "calls",
+};
+
+static void watch_var(struct spy_config *cfg, const char *v)
+{
+	for (uint32_t i = 0; i <= GMON_WATCH_LAST; i++)
+		if (i != GMON_WATCH_CALLS && !strcmp(v, watch_names[i])) {
+			cfg->watch = i;
+			return;
+		}
+	if (!strncmp(v, "calls:", 6)) {
+		const char *f = v + 6;
+
+		if (*f && strlen(f) <= 1024 && !strpbrk(f, " \t\n")) {
+			char *c = strdup(f);
+
+			if (c) {
+				cfg->watch = GMON_WATCH_CALLS;
+				cfg->target = c;
+			}
+			return;
+		}
+	}
+	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults or calls:FUNC; "
+		 "using cpu",
+		 v);
+}
+
+/* A whole decimal number in [lo, hi], or def after one line naming the variable. */
+static uint32_t range_var(char **env, const char *name, uint32_t lo, uint32_t hi, uint32_t def,
+			  const char *what)
+{
+	const char *v = env_get(env, name);
+	char *end;
+	unsigned long n;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || errno || n < lo || n > hi) {
+		spy_warn("spy: %s='%s' is not %s from %u to %u; using %u", name, v, what, lo, hi, def);
+		return def;
+	}
+	return (uint32_t)n;
+}
 
 static int in_list(const char *const *list, const char *name, size_t n)
 {
@@ -110,6 +164,9 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	cfg->out = strdup("gmon.out");
 	cfg->mode = SPY_MODE_TIME;
 	cfg->arcs = SPY_ARCS_DEFAULT;
+	cfg->watch = GMON_WATCH_CPU;
+	cfg->hz = SPY_HZ_DEFAULT;
+	cfg->divisor = 1;
 
 	v = env_get(env, "SPYRT_OUT");
 	if (v) {
@@ -156,6 +213,11 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	cfg->stop = name_var(env, "SPYRT_STOP");
 	cfg->off = bool_var(env, "SPYRT_OFF", 0);
 	cfg->ready = bool_var(env, "SPYRT_READY", 0);
+	v = env_get(env, "SPYRT_WATCH");
+	if (v)
+		watch_var(cfg, v);
+	cfg->hz = range_var(env, "SPYRT_HZ", 1, SPY_HZ_MAX, SPY_HZ_DEFAULT, "a rate in Hz");
+	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX, 1, "a divisor");
 
 	/* a misspelt variable would otherwise be silently without effect */
 	for (char **e = env; e && *e; e++) {
@@ -164,11 +226,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 
 		if (strncmp(*e, "SPYRT_", 6) || in_list(known, *e, n))
 			continue;
-		if (in_list(later, *e, n))
-			spy_warn("spy: %.*s='%s' is not implemented by this runtime (no sampling); ignored",
-				 (int)n, *e, eq ? eq + 1 : "");
-		else
-			spy_warn("spy: unknown variable %.*s='%s'; ignored", (int)n, *e, eq ? eq + 1 : "");
+		spy_warn("spy: unknown variable %.*s='%s'; ignored", (int)n, *e, eq ? eq + 1 : "");
 	}
 }
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -146,6 +147,122 @@ static inline uint32_t spy_arcs_find(struct spy_arcs *a, uint64_t pc, uint64_t c
 	return spy_arcs_insert(a, pc, callee);
 }
 
+/* ---- sample.c: sampling (SPYRT_WATCH), one stack table per thread ---- */
+
+#define SPY_SAMP_DEPTH 512u        /* frames kept of a deeper stack (the innermost) */
+#define SPY_SAMP_STACKS (1u << 18) /* distinct stacks per thread */
+#define SPY_SAMP_FRAMES (1u << 22) /* their frames */
+#define SPY_SAMP_HASH_BITS 14
+#define SPY_HZ_DEFAULT 1000u
+#define SPY_HZ_MAX 100000u
+#define SPY_DIVISOR_MAX 1000000000u
+
+/* One distinct stack: entries are filled before they are published (nstk), so a writer on another
+ * thread may copy the first nstk while the owner adds more. */
+struct spy_sstack {
+	uint64_t hash;
+	uint64_t count, weight, pc;
+	uint32_t flags, depth;
+	uint32_t frames; /* index of the first (innermost) frame in the frame pool */
+	uint32_t next;   /* hash chain; 0 ends it (entry 0 is never used) */
+};
+
+/* A thread's sampling state. Inserts are serialised by lock (a try-lock: the thread's own signal
+ * handler, its allocation wrappers, the wall sampler); on failure the sample is dropped. */
+struct spy_samp {
+	uint32_t lock;
+	uint32_t active;       /* table set up and the thread not retired */
+	uint32_t epoch;        /* spy_flush() generation the table holds */
+	uint32_t call_pending; /* calls:FUNC: FUNC entered; its frame is recorded at the next hook */
+	uint32_t *head;
+	struct spy_sstack *stk;
+	struct gmon_frame *frm;
+	uint32_t nstk, stk_alloc, nfrm, frm_alloc;
+	struct spy_vm vm_head, vm_stk, vm_frm;
+	void *timer; /* timer_t */
+	int has_timer, perf_fd;
+	uint32_t sampled; /* had a tick source: its time counts in the expected ticks */
+	uint32_t every;   /* divisor countdown of event modes */
+	/* totals of the current epoch */
+	uint64_t taken, missed, in_runtime, dropped, skipped, handler_cycles, allocs, alloc_bytes;
+	uint64_t cpu0_ns, wall0_ns;         /* the thread's CPU and real clocks when its counting began */
+	uint64_t cpu_ns, wall_ns;           /* sampled CPU and real time, set at retirement */
+	uint64_t perf_last;                 /* faults: the event count at the last signal */
+	uint64_t last_cpu, last_mono, debt; /* wall sampler: the thread's time off the CPU */
+	/* what a retired thread leaves (malloc'ed; frames pointers into kept_frames) */
+	uint64_t nkept, nkept_frames;
+	struct gmon_stack *kept;
+	struct gmon_frame *kept_frames;
+};
+
+struct spy_thread;
+extern uint32_t spy_watch;      /* enum gmon_watch in effect (GMON_WATCH_NONE when off) */
+extern uint32_t spy_samp_flags; /* enum gmon_sampling_flags */
+extern uint64_t spy_watch_addr; /* calls:FUNC resolved (units.c) */
+/* Global set-up, from spy_init; per-thread set-up when a thread record is made, and the end of it
+ * when the thread retires (the stacks are copied into samp.kept). */
+void spy_samp_init(void);
+void spy_samp_thread_start(struct spy_thread *t);
+void spy_samp_thread_retire(struct spy_thread *t);
+/* calls:FUNC, from spy_ctl_sync: an entry of self, or any hook (records a pending call). */
+void spy_samp_call_hook(struct spy_thread *t, uint64_t self, int enter, int rec);
+/* Stop every source (the final write), fork child, flush of exited threads' stacks. */
+void spy_samp_stop(void);
+void spy_samp_atfork_child(struct spy_thread *self);
+void spy_samp_forget(struct spy_thread *t);
+/* The SAMPLING record and the threads' stacks, for write.c (malloc'ed; NULL: nothing sampled). */
+struct gmon_sampling *spy_samp_totals(void);
+int spy_samp_collect(struct spy_thread *t, struct gmon_stack **stacks, uint64_t *nstacks,
+		     struct gmon_frame **frames, uint64_t *nframes);
+/* The runtime's own text, found at start-up (allocations and ticks there are the profiler's). */
+extern uint64_t spy_rt_lo, spy_rt_hi;
+static inline int spy_in_runtime(uint64_t pc)
+{
+	return pc >= spy_rt_lo && pc < spy_rt_hi;
+}
+/* alloc.c: the malloc wrappers watch while set (weak: a static link may leave alloc.c out) */
+extern int spy_alloc_on;
+extern SPY_TLS int spy_samp_quiet; /* the runtime allocates: not recorded */
+void spy_samp_alloc(uint64_t bytes, uint64_t pc);
+
+/* Shared by sample*.c. */
+extern SPY_TLS struct spy_thread *spy_samp_self; /* the table a handler on this thread fills */
+extern uint64_t spy_samp_period;                 /* cpu, wall: CPU (real) ns between two ticks */
+extern int spy_samp_stopped;                     /* the final write, or a foreign handler: sources are off */
+extern int spy_samp_handler_on;                  /* our SIGPROF handler is installed */
+extern int (*spy_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static inline uint32_t spy_samp_trylock(struct spy_samp *s)
+{
+	return __atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE) == 0;
+}
+static inline void spy_samp_unlock(struct spy_samp *s)
+{
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+/* The lock, with the table brought to the current epoch; 0 when busy or retired (sample dropped). */
+int spy_samp_lock(struct spy_thread *t);
+/* Add count samples of weight to the stack (pc, flags, the n frames in the scratch). Lock held. */
+void spy_samp_add(struct spy_samp *s, uint64_t pc, uint32_t flags, uint32_t n, uint64_t count,
+		  uint64_t weight);
+/* Copy the innermost frames of t's shadow stack below depth d into the scratch (CUT when deeper). */
+uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags);
+/* The same for the calling thread's own stack, at its current depth. */
+uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint32_t skip_top);
+int spy_samp_epoch_current(const struct spy_samp *s);
+/* The table's stacks as malloc'ed arrays (frames pointers into *frames). 0 or -1. */
+int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t *nstacks,
+			struct gmon_frame **frames, uint64_t *nframes);
+uint64_t spy_thread_cpu_ns(pid_t tid); /* any thread's CPU clock; 0 if gone */
+void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc);
+void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
+void spy_samp_timer_stop(struct spy_samp *s);
+void spy_samp_perf_stop(struct spy_samp *s);
+void spy_samp_sampler_start(void); /* sample-wall.c */
+void spy_samp_call_flush(void);    /* sample-events.c */
+void spy_samp_find_text(void);     /* sample-sig.c */
+void spy_samp_resolve_real(void);
+void spy_samp_say_foreign(void);
+
 /* ---- the per-thread state (thread.c, hooks.c) ---- */
 
 struct spy_frame {
@@ -206,6 +323,7 @@ struct spy_thread {
 	char name[16];
 	struct spy_vm vm_stack;
 	struct spy_tdata data; /* after retirement */
+	struct spy_samp samp;  /* sampling (sample.c) */
 };
 
 /* Set while the hooks are wanted (defined here whichever spy-abi.h is in use). */
@@ -299,6 +417,10 @@ struct spy_config {
 	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
 	int off;            /* SPYRT_OFF */
 	int ready;          /* SPYRT_READY */
+	uint32_t watch;     /* SPYRT_WATCH: enum gmon_watch */
+	char *target;       /* SPYRT_WATCH=calls:FUNC: FUNC */
+	uint32_t hz;        /* SPYRT_HZ */
+	uint32_t divisor;   /* SPYRT_DIVISOR */
 };
 
 extern struct spy_config spy_cfg;
@@ -338,6 +460,8 @@ extern int spy_may_init; /* a constructor has reached the runtime */
 int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter);
 /* Store a new control word and mark every thread stale. Caller holds spy_lock. */
 void spy_ctl_set(uint64_t w);
+/* Recording now (spy_enabled without set-up): async-signal-safe. */
+int spy_recording(void);
 /* Remember the first problem (reported once at the end). Not for the hot path. */
 void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char spy_first_error[256];

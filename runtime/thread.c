@@ -96,6 +96,8 @@ static struct spy_thread *thread_make(void)
 	while (!__atomic_compare_exchange_n(&spy_threads, &t->next, t, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
 	tls_rec = t;
+	/* its timer or event, on its own thread */
+	spy_samp_thread_start(t);
 	/* the key's destructor retires the record when the thread ends */
 	if (spy_key_ok)
 		pthread_setspecific(spy_key, t);
@@ -290,6 +292,8 @@ static void thread_retire(struct spy_thread *t)
 	spy_tls_thread = &spy_idle_thread;
 	pthread_mutex_lock(&spy_lock);
 	if (t->state == SPY_THREAD_LIVE) {
+		/* first: the wall sampler must not read a stack about to be unmapped */
+		spy_samp_thread_retire(t);
 		if (t->tables)
 			spy_thread_close_frames(t, spy_cycles());
 		if (spy_thread_snapshot(t, &t->data))
@@ -336,6 +340,7 @@ void spy_thread_atfork_child(void)
 		if (t->state == SPY_THREAD_LIVE)
 			release_tables(t);
 		spy_tdata_free(&t->data);
+		spy_samp_forget(t);
 		t->state = SPY_THREAD_GONE;
 	}
 	if (self) {
@@ -347,4 +352,5 @@ void spy_thread_atfork_child(void)
 		spy_thread_reset(self);
 		self->epoch = SPY_CTL_EPOCH(spy_ctl);
 	}
+	spy_samp_atfork_child(self);
 }

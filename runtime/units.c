@@ -47,6 +47,8 @@ static void watch_names(struct spy_unit *u)
 			__atomic_store_n(&spy_start_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
 		if (spy_cfg.stop && !spy_stop_addr && !strcmp(u->funcs[i].name, spy_cfg.stop))
 			__atomic_store_n(&spy_stop_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
+		if (spy_cfg.target && !spy_watch_addr && !strcmp(u->funcs[i].name, spy_cfg.target))
+			__atomic_store_n(&spy_watch_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
 	}
 }
 

@@ -205,6 +205,60 @@ out:
 	return rc;
 }
 
+/* One thread's stacks into the profile's samples of its tid (a recycled tid appends to the first). */
+static int add_samples(struct gmon_profile *p, struct spy_thread *t)
+{
+	struct gmon_stack *k;
+	struct gmon_frame *f;
+	uint64_t nk, nf;
+	struct gmon_samples *g = NULL;
+
+	if (spy_samp_collect(t, &k, &nk, &f, &nf))
+		return -1;
+	if (!nk) {
+		free(k);
+		free(f);
+		return 0;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].tid == (uint32_t)t->tid)
+			g = &p->samples[i];
+	if (!g) {
+		g = &p->samples[p->nsamples++];
+		*g = (struct gmon_samples){ (uint32_t)t->tid, nk, nf, k, f };
+		return 0;
+	} else {
+		struct gmon_stack *ks = realloc(g->stacks, (size_t)(g->nstacks + nk) * sizeof(*ks));
+		struct gmon_frame *fs = ks ? malloc((size_t)(g->nframes + nf + 1) * sizeof(*fs)) : NULL;
+		uint64_t o = 0;
+
+		if (ks)
+			g->stacks = ks;
+		if (!fs) {
+			free(k);
+			free(f);
+			return -1;
+		}
+		memcpy(ks + g->nstacks, k, (size_t)nk * sizeof(*k));
+		g->nstacks += nk;
+		/* the frames move: every stack's pointer is made again */
+		for (uint64_t i = 0; i < g->nstacks; i++) {
+			const struct gmon_frame *src = ks[i].frames;
+
+			if (ks[i].depth)
+				memcpy(fs + o, src, (size_t)ks[i].depth * sizeof(*fs));
+			ks[i].frames = ks[i].depth ? fs + o : NULL;
+			o += ks[i].depth;
+		}
+		free(g->frames);
+		g->frames = fs;
+		g->nframes = o;
+		free(k);
+		free(f);
+	}
+	return 0;
+}
+
 static void add_counter(struct gmon_profile *p, const char *name, uint64_t v)
 {
 	p->counters[p->ncounters].name = strdup(name);
@@ -312,7 +366,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	for (struct spy_thread *t = spy_threads; t; t = t->next)
 		nthreads++;
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
-	if (!p->threads) {
+	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
+	if (!p->threads || !p->samples) {
 		rc = -1;
 		goto out;
 	}
@@ -332,6 +387,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		}
 		if (add_thread(p, t, d, slot_addr, nslots, with_counts))
 			rc = -1;
+		if (add_samples(p, t))
+			rc = -1;
 		if (d == &live)
 			spy_tdata_free(&live);
 	}
@@ -346,6 +403,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		h->unmatched += g->unmatched;
 	}
 	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
+	p->sampling = spy_samp_totals();
 
 	p->counters = calloc(8, sizeof(*p->counters));
 	if (p->counters) {
@@ -407,7 +465,14 @@ int spy_write(const char *path, int final)
 		me->busy = 1;
 	}
 	gmon_profile_init(&p);
+	spy_samp_quiet++; /* the writer's allocations are the profiler's */
 	pthread_mutex_lock(&spy_lock);
+	/* at exit the sources stop first, so the totals written are the totals; a call of FUNC
+	 * (calls:FUNC) still waiting for its next hook is recorded while its frame is there */
+	if (final) {
+		spy_samp_stop();
+		spy_samp_call_flush();
+	}
 	/* at exit, what the exiting thread still has open ends now (exit() called from inside) */
 	if (final && real && me->tables && me->depth) {
 		uint64_t now = spy_cycles();
@@ -419,6 +484,7 @@ int spy_write(const char *path, int final)
 	}
 	rc = build(&p, final, &open_frames);
 	pthread_mutex_unlock(&spy_lock);
+	spy_samp_quiet--;
 	if (real)
 		me->busy = busy;
 	if (rc)

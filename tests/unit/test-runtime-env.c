@@ -40,6 +40,7 @@ static void release(struct spy_config *c)
 	free(c->out);
 	free(c->start);
 	free(c->stop);
+	free(c->target);
 }
 
 static void test_defaults(void **state)
@@ -57,6 +58,10 @@ static void test_defaults(void **state)
 	assert_null(c.stop);
 	assert_int_equal(c.off, 0);
 	assert_int_equal(c.ready, 0);
+	assert_int_equal(c.watch, GMON_WATCH_CPU); /* sampling on, as gprof */
+	assert_null(c.target);
+	assert_int_equal(c.hz, 1000);
+	assert_int_equal(c.divisor, 1);
 	release(&c);
 }
 
@@ -80,6 +85,39 @@ static void test_good_values(void **state)
 	assert_int_equal(c.off, 1);
 	assert_int_equal(c.ready, 1);
 	release(&c);
+	{
+		/* every watch name, the limits of the numbers */
+		static const struct {
+			const char *v;
+			uint32_t watch;
+		} w[] = { { "SPYRT_WATCH=none", GMON_WATCH_NONE },
+			  { "SPYRT_WATCH=cpu", GMON_WATCH_CPU },
+			  { "SPYRT_WATCH=wall", GMON_WATCH_WALL },
+			  { "SPYRT_WATCH=alloc", GMON_WATCH_ALLOC },
+			  { "SPYRT_WATCH=allocbytes", GMON_WATCH_ALLOCBYTES },
+			  { "SPYRT_WATCH=faults", GMON_WATCH_FAULTS } };
+
+		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+			char *e3[] = { (char *)w[i].v, "SPYRT_HZ=1", "SPYRT_DIVISOR=1000000000", NULL };
+
+			assert_int_equal(load(&c, e3, err, sizeof(err)), 0);
+			assert_int_equal(c.watch, w[i].watch);
+			assert_null(c.target);
+			assert_int_equal(c.hz, 1);
+			assert_int_equal(c.divisor, 1000000000);
+			release(&c);
+		}
+	}
+	{
+		char *e4[] = { "SPYRT_WATCH=calls:_Z3fooi", "SPYRT_HZ=100000", "SPYRT_DIVISOR=7", NULL };
+
+		assert_int_equal(load(&c, e4, err, sizeof(err)), 0);
+		assert_int_equal(c.watch, GMON_WATCH_CALLS);
+		assert_string_equal(c.target, "_Z3fooi");
+		assert_int_equal(c.hz, 100000);
+		assert_int_equal(c.divisor, 7);
+		release(&c);
+	}
 	{
 		char *e2[] = { "SPYRT_MODE=count", "SPYRT_OFF=0", NULL };
 
@@ -113,6 +151,10 @@ static void bad(const char *var, const char *want_in_line)
 	assert_int_equal(c.ready, def.ready);
 	assert_null(c.start);
 	assert_null(c.stop);
+	assert_int_equal(c.watch, def.watch);
+	assert_null(c.target);
+	assert_int_equal(c.hz, def.hz);
+	assert_int_equal(c.divisor, def.divisor);
 	release(&c);
 	release(&def);
 }
@@ -138,7 +180,22 @@ static void test_bad_values(void **state)
 	bad("SPYRT_START=", "not a function name");
 	bad("SPYRT_STOP=two words", "not a function name");
 	bad("SPYRT_MODES=time", "unknown variable");
-	bad("SPYRT_HZ=1000", "not implemented");
+	bad("SPYRT_WATCH=gpu", "using cpu");
+	bad("SPYRT_WATCH=", "using cpu");
+	bad("SPYRT_WATCH=CPU", "using cpu");
+	bad("SPYRT_WATCH=calls", "using cpu");
+	bad("SPYRT_WATCH=calls:", "using cpu");
+	bad("SPYRT_WATCH=calls:a b", "using cpu");
+	bad("SPYRT_HZ=0", "using 1000");
+	bad("SPYRT_HZ=100001", "using 1000");
+	bad("SPYRT_HZ=1k", "using 1000");
+	bad("SPYRT_HZ=-5", "using 1000");
+	bad("SPYRT_HZ=", "using 1000");
+	bad("SPYRT_HZ=99999999999999999999", "using 1000");
+	bad("SPYRT_DIVISOR=0", "using 1");
+	bad("SPYRT_DIVISOR=2.5", "using 1");
+	bad("SPYRT_DIVISOR=1000000001", "using 1");
+	bad("SPYRT_DIVISOR=", "using 1");
 }
 
 static void test_out_path(void **state)

@@ -1,0 +1,139 @@
+/* Sampling's place in the process: the runtime's own text (ticks and allocations there are the
+ * profiler's), the real sigaction(), and a program's own SIGPROF handler, which it keeps: the runtime's
+ * sources stop before the program's handler is installed. */
+#include "spyrt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+
+uint64_t spy_rt_lo, spy_rt_hi;
+static int foreign_said;
+int (*spy_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static void (*(*real_signal)(int, void (*)(int)))(int);
+
+struct text_find {
+	uint64_t addr;   /* in: an address of the runtime */
+	uint64_t lo, hi; /* out: the executable segment holding it */
+	int seen, main;  /* objects seen; the segment is the executable's (the first object) */
+};
+
+static int text_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text_find *r = arg;
+
+	(void)size;
+	r->seen++;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && r->addr >= lo &&
+		    r->addr < lo + p->p_memsz) {
+			r->lo = lo;
+			r->hi = lo + p->p_memsz;
+			r->main = r->seen == 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The runtime's text: libspyrt.so's executable segment; linked statically into the program, the span of
+ * the runtime's own functions (its objects follow the program's in the link).
+ */
+void spy_samp_find_text(void)
+{
+	struct text_find r = { (uint64_t)(uintptr_t)&spy_samp_on_sigprof, 0, 0, 0, 0 };
+	const uint64_t fns[] = {
+		(uint64_t)(uintptr_t)&__spy_enter,
+		(uint64_t)(uintptr_t)&__spy_exit,
+		(uint64_t)(uintptr_t)&spy_samp_on_sigprof,
+		(uint64_t)(uintptr_t)&spy_write,
+		(uint64_t)(uintptr_t)&spy_init,
+		(uint64_t)(uintptr_t)&spy_arcs_insert,
+		(uint64_t)(uintptr_t)&spy_ctl_sync,
+		(uint64_t)(uintptr_t)&spy_thread_attach,
+		(uint64_t)(uintptr_t)&spy_vm_commit,
+		(uint64_t)(uintptr_t)&gmon_encode,
+		(uint64_t)(uintptr_t)&spy_module_of,
+		(uint64_t)(uintptr_t)&spy_samp_alloc,
+		(uint64_t)(uintptr_t)&__spy_register_unit,
+	};
+
+	dl_iterate_phdr(text_of, &r);
+	if (r.hi && !r.main) {
+		spy_rt_lo = r.lo;
+		spy_rt_hi = r.hi;
+		return;
+	}
+	spy_rt_lo = UINT64_MAX;
+	spy_rt_hi = 0;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		spy_rt_lo = fns[i] < spy_rt_lo ? fns[i] : spy_rt_lo;
+		spy_rt_hi = fns[i] > spy_rt_hi ? fns[i] : spy_rt_hi;
+	}
+	spy_rt_hi += 4096; /* the last function's body */
+}
+
+void spy_samp_resolve_real(void)
+{
+	if (!spy_real_sigaction)
+		spy_real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(
+			RTLD_NEXT, "sigaction");
+	if (!real_signal)
+		real_signal = (void (*(*)(int, void (*)(int)))(int))dlsym(RTLD_NEXT, "signal");
+}
+
+void spy_samp_say_foreign(void)
+{
+	if (__atomic_exchange_n(&foreign_said, 1, __ATOMIC_ACQ_REL))
+		return;
+	spy_samp_flags |= GMON_SAMP_FOREIGN;
+	spy_warn("spy: the program has its own SIGPROF handler; it keeps it, and SPYRT_WATCH=%s is off",
+		 spy_cfg.watch == GMON_WATCH_WALL   ? "wall" :
+		 spy_cfg.watch == GMON_WATCH_FAULTS ? "faults" :
+						      "cpu");
+}
+
+#if !defined(__SANITIZE_ADDRESS__) /* the sanitizer intercepts these itself */
+/*
+ * The program sets its own SIGPROF disposition while ours is installed: it keeps it. Our sources end
+ * first, so no tick of ours reaches its handler (or kills it, with SIG_DFL).
+ */
+static void foreign_now(void)
+{
+	if (!spy_samp_handler_on)
+		return;
+	spy_samp_handler_on = 0;
+	spy_samp_say_foreign();
+	spy_samp_stop();
+}
+
+SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	spy_samp_resolve_real();
+	if (!spy_real_sigaction) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+		foreign_now();
+	return spy_real_sigaction(sig, act, old);
+}
+
+SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
+{
+	spy_samp_resolve_real();
+	if (!real_signal) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+		foreign_now();
+	return real_signal(sig, h);
+}
+#endif

@@ -1,0 +1,136 @@
+/* Sampling's event sources, one per thread: a POSIX timer on the thread's CPU clock (cpu, wall), or a
+ * software perf event that signals the thread itself on overflow (faults; the task clock when no timer
+ * can be made). The SIGPROF handler that receives them is in sample.c. */
+#include "spyrt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void spy_samp_timer_stop(struct spy_samp *s)
+{
+	/* the owner (retiring) and the final write may race: one deletes */
+	if (__atomic_exchange_n(&s->has_timer, 0, __ATOMIC_ACQ_REL))
+		timer_delete((timer_t)s->timer);
+}
+
+static int timer_start(struct spy_thread *t)
+{
+	struct spy_samp *s = &t->samp;
+	struct sigevent ev;
+	struct itimerspec its;
+	timer_t tm;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = t->tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &tm))
+		return -1;
+	its.it_value.tv_sec = (time_t)(spy_samp_period / 1000000000u);
+	its.it_value.tv_nsec = (long)(spy_samp_period % 1000000000u);
+	its.it_interval = its.it_value;
+	s->timer = tm;
+	__atomic_store_n(&s->has_timer, 1, __ATOMIC_RELEASE);
+	if (timer_settime(tm, 0, &its, NULL)) {
+		spy_samp_timer_stop(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int perf_open(pid_t tid, uint64_t config, uint64_t period, int exclude_kernel)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.sample_period = period;
+	a.wakeup_events = 1;
+	a.exclude_kernel = (unsigned)exclude_kernel;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * A software event of the thread that signals SIGPROF to the thread itself on every overflow. Kernel
+ * mode is excluded: an overflow there would leave a signal pending inside a system call, and a sleep
+ * would end early with EINTR. The count read at the next signal still includes that time.
+ */
+static int perf_start(struct spy_thread *t, uint64_t config, uint64_t period, char *why, size_t sz)
+{
+	struct f_owner_ex own = { F_OWNER_TID, t->tid };
+	int fd = perf_open(t->tid, config, period, 1);
+
+	if (fd < 0) {
+		snprintf(why, sz, "perf_event_open: %s", strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, SIGPROF) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC)) {
+		snprintf(why, sz, "perf event signal set-up: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	t->samp.perf_last = 0;
+	__atomic_store_n(&t->samp.perf_fd, fd, __ATOMIC_RELEASE);
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
+void spy_samp_perf_stop(struct spy_samp *s)
+{
+	int fd = s->perf_fd;
+
+	if (fd >= 0) {
+		s->perf_fd = -1;
+		barrier();
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
+	}
+}
+
+/*
+ * cpu and wall: a POSIX timer on the thread's CPU clock. The kernel checks CPU timers on its tick, so
+ * with a tick slower than SPYRT_HZ (250 Hz kernels) one signal stands for several periods: they are
+ * in its weight and counted as missed. The thread's task clock as a perf event would meet any rate
+ * (an hrtimer), but each of its interrupts costs ~25 us in a virtual machine, 3 to 4 % of the CPU at
+ * 1000 Hz against the goal of 1 %: it is only the fallback when no timer can be made.
+ */
+/* Sources of t's thread, made on that thread (a timer on its own CPU clock). */
+void spy_samp_sources_start(struct spy_thread *t)
+{
+	char why[256];
+
+	if (spy_samp_stopped)
+		return;
+	if (spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL) {
+		t->samp.sampled = 1;
+		if (timer_start(t) &&
+		    perf_start(t, PERF_COUNT_SW_TASK_CLOCK, spy_samp_period, why, sizeof(why))) {
+			t->samp.sampled = 0;
+			__atomic_fetch_or(&spy_samp_flags, GMON_SAMP_THREADS_CUT, __ATOMIC_RELAXED);
+			spy_note_error("thread %d has no timer (%s): it is not sampled", (int)t->tid, why);
+		}
+	} else if (spy_watch == GMON_WATCH_FAULTS && !(spy_samp_flags & GMON_SAMP_NOSOURCE)) {
+		if (perf_start(t, PERF_COUNT_SW_PAGE_FAULTS, spy_cfg.divisor, why, sizeof(why))) {
+			/* the first failure says why, once; later threads stay unsampled */
+			if (!(__atomic_fetch_or(&spy_samp_flags, GMON_SAMP_NOSOURCE, __ATOMIC_RELAXED) &
+			      GMON_SAMP_NOSOURCE)) {
+				spy_warn("spy: SPYRT_WATCH=faults: %s; page faults are not sampled", why);
+				spy_note_error("SPYRT_WATCH=faults: %s", why);
+			}
+		}
+	}
+}
