@@ -6,40 +6,51 @@
 
 #include "prof.h"
 
-/* Arc index lists grouped by parent and by child, each in the arcs' first-seen order. */
-static void graph_lists(struct prof *p)
+/* Arc index lists grouped by parent and by child, each in the arcs' first-seen order. The counts
+ * and cursors are kept in small arrays of their own (a function's struct is big, and the arcs
+ * reach the functions at random). Returns, in the order of child_arcs, each arc's child, and in
+ * *parent_of in the order of parent_arcs each arc's parent (caller frees both). */
+static uint32_t *graph_lists(struct prof *p, uint32_t **parent_of)
 {
 	size_t n = p->nr;
-	for (size_t i = 0; i < n; i++)
-		p->items[i].nchild = p->items[i].nparent = 0;
+	uint32_t *cpos = xcalloc(n + 1, sizeof(uint32_t)), *ppos = xcalloc(n + 1, sizeof(uint32_t));
 	for (size_t i = 0; i < p->narcs; i++) {
-		p->items[p->arcs[i].parent].nchild++;
-		p->items[p->arcs[i].child].nparent++;
+		cpos[p->arcs[i].parent]++;
+		ppos[p->arcs[i].child]++;
 	}
 	uint32_t c = 0, q = 0;
 	for (size_t i = 0; i < n; i++) {
-		p->items[i].child0 = c;
-		p->items[i].parent0 = q;
-		c += p->items[i].nchild;
-		q += p->items[i].nparent;
-		p->items[i].nchild = p->items[i].nparent = 0;
+		struct prof_func *f = &p->items[i];
+		f->nchild = cpos[i];
+		f->nparent = ppos[i];
+		f->child0 = cpos[i] = c;
+		f->parent0 = ppos[i] = q;
+		c += f->nchild;
+		q += f->nparent;
 	}
 	free(p->child_arcs);
 	free(p->parent_arcs);
 	p->child_arcs = xmalloc((p->narcs + 1) * sizeof(uint32_t));
 	p->parent_arcs = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	uint32_t *child_of = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	*parent_of = xmalloc((p->narcs + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < p->narcs; i++) {
-		struct prof_func *pa = &p->items[p->arcs[i].parent], *ch = &p->items[p->arcs[i].child];
-		p->child_arcs[pa->child0 + pa->nchild++] = (uint32_t)i;
-		p->parent_arcs[ch->parent0 + ch->nparent++] = (uint32_t)i;
+		uint32_t pa = p->arcs[i].parent, ch = p->arcs[i].child, k = cpos[pa]++, l = ppos[ch]++;
+		p->child_arcs[k] = (uint32_t)i;
+		child_of[k] = ch;
+		p->parent_arcs[l] = (uint32_t)i;
+		(*parent_of)[l] = pa;
 	}
+	free(cpos);
+	free(ppos);
+	return child_of;
 }
 
 /* Tarjan's SCC without recursion. Roots are taken in address order and children in the order
  * gprof's cg_dfn visits them (latest arc first), so each component's root is gprof's cycle head.
  * Components are numbered in the order they complete: callees before callers. Returns, per
- * component, its root in roots[] (caller frees), the count in *nscc. */
-static uint32_t *graph_scc(struct prof *p, size_t *nscc)
+ * component, its root in roots[] (caller frees), the count in *nscc. child_of: graph_lists'. */
+static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nscc)
 {
 	size_t n = p->nsyms, top = 0, ctop = 0, count = 0;
 	uint32_t *idx = xmalloc((n + 1) * sizeof(uint32_t));
@@ -48,31 +59,34 @@ static uint32_t *graph_scc(struct prof *p, size_t *nscc)
 	uint32_t *cnode = xmalloc((n + 1) * sizeof(uint32_t));
 	uint32_t *cpos = xmalloc((n + 1) * sizeof(uint32_t));
 	uint32_t *roots = xmalloc((n + 1) * sizeof(uint32_t));
+	/* per function: where its children start, and how many */
+	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
 	unsigned char *on = xcalloc(n + 1, 1);
 	uint32_t next_idx = 1;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		idx[i] = 0;
+		c0[i] = p->items[i].child0;
+		nc[i] = p->items[i].nchild;
+	}
 	for (size_t r = 0; r < n; r++) {
 		if (idx[r])
 			continue;
 		cnode[0] = (uint32_t)r;
-		cpos[0] = p->items[r].nchild;
+		cpos[0] = nc[r];
 		ctop = 1;
 		idx[r] = low[r] = next_idx++;
 		stack[top++] = (uint32_t)r;
 		on[r] = 1;
 		while (ctop) {
 			uint32_t v = cnode[ctop - 1];
-			struct prof_func *fv = &p->items[v];
 			if (cpos[ctop - 1] > 0) {
-				uint32_t a = p->child_arcs[fv->child0 + --cpos[ctop - 1]];
-				uint32_t w = p->arcs[a].child;
+				uint32_t w = child_of[c0[v] + --cpos[ctop - 1]];
 				if (!idx[w]) {
 					idx[w] = low[w] = next_idx++;
 					stack[top++] = w;
 					on[w] = 1;
 					cnode[ctop] = w;
-					cpos[ctop] = p->items[w].nchild;
+					cpos[ctop] = nc[w];
 					ctop++;
 				} else if (on[w] && idx[w] < low[v]) {
 					low[v] = idx[w];
@@ -99,6 +113,8 @@ static uint32_t *graph_scc(struct prof *p, size_t *nscc)
 	free(stack);
 	free(cnode);
 	free(cpos);
+	free(c0);
+	free(nc);
 	free(on);
 	*nscc = count;
 	return roots;
@@ -123,6 +139,7 @@ static void graph_cycles(struct prof *p)
 	}
 	free(last);
 	int num = 0;
+	size_t base = p->nr; /* the first cycle header's index */
 	for (size_t i = 0; i < n; i++) {
 		if (p->items[i].head != i || p->items[i].next == PROF_NONE)
 			continue;
@@ -135,20 +152,27 @@ static void graph_cycles(struct prof *p)
 		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = p->items[m].next) {
 			p->items[m].cyc = num;
 			p->items[m].head = c;
+			cyc->ncalls += p->items[m].spont;
 		}
-		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = p->items[m].next) {
-			struct prof_func *fm = &p->items[m];
-			cyc->ncalls += fm->spont;
-			for (uint32_t k = 0; k < fm->nparent; k++) {
-				const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
-				if (a->parent == m)
-					continue;
-				if (p->items[a->parent].cyc == num)
-					cyc->self_calls += a->count;
-				else
-					cyc->ncalls += a->count;
-			}
+	}
+	/* calls into each cycle from outside, and among its members: one pass over the arcs, with
+	 * the cycles in an array of their own */
+	if (num > 0) {
+		int *cycof = xmalloc((n + 1) * sizeof(int));
+		for (size_t i = 0; i < n; i++)
+			cycof[i] = p->items[i].cyc;
+		for (size_t i = 0; i < p->narcs; i++) {
+			const struct prof_arc *a = &p->arcs[i];
+			int cc = cycof[a->child];
+			if (cc == 0 || a->parent == a->child)
+				continue;
+			struct prof_func *h = &p->items[base + (size_t)cc - 1];
+			if (cycof[a->parent] == cc)
+				h->self_calls += a->count;
+			else
+				h->ncalls += a->count;
 		}
+		free(cycof);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (p->items[i].cyc == 0)
@@ -186,26 +210,41 @@ static void propagate(struct prof *p, uint32_t pi)
 }
 
 /* Spy time mode: the measured cycles, already corrected by the reader. An arc's self and child
- * are its share (by inclusive time) of its callee's, or of its callee's cycle's. */
-static void measured_times(struct prof *p, const uint32_t *order)
+ * are its share (by inclusive time) of its callee's, or of its callee's cycle's. child_of and
+ * parent_of: graph_lists' far ends of child_arcs and parent_arcs; with per-function arrays of
+ * components, cycles and ratios, most arcs need not be read at all. The sums add in the same
+ * order as ever (function by function, each list in its order), so the results are the same. */
+static void measured_times(struct prof *p, const uint32_t *order, const uint32_t *child_of,
+			   const uint32_t *parent_of)
 {
+	size_t n = p->nsyms;
+	uint32_t *scc_of = xmalloc((n + 1) * sizeof(uint32_t));
+	int *cyc_of = xmalloc((n + 1) * sizeof(int));
+	double *ratio_of = xmalloc((n + 1) * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		scc_of[i] = p->items[i].scc;
+		cyc_of[i] = p->items[i].cyc;
+	}
 	/* Hook overhead out of inclusive times: each component (callees first) keeps the share of
 	 * its raw cycles that its corrected self and its calls out leave. */
 	for (size_t i = 0; i < p->narcs; i++)
 		p->arcs[i].m_incl_raw = p->arcs[i].m_incl;
-	for (size_t i = 0; i < p->nsyms;) {
+	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double raw = 0, cor = 0;
-		uint32_t scc = p->items[order[i]].scc;
-		for (; j < p->nsyms && p->items[order[j]].scc == scc; j++) {
+		uint32_t scc = scc_of[order[i]];
+		for (; j < n && scc_of[order[j]] == scc; j++) {
 			const struct prof_func *f = &p->items[order[j]];
 			raw += f->m_self_raw;
 			cor += f->m_self;
 			for (uint32_t k = 0; k < f->nchild; k++) {
-				const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
-				if (p->items[a->child].scc != scc) {
+				uint32_t w = child_of[f->child0 + k];
+				if (scc_of[w] != scc) {
+					/* a call out: into a component done before, whose ratio its
+					 * arcs get below (the same product as when applied at once) */
+					const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
 					raw += a->m_incl_raw;
-					cor += a->m_incl;
+					cor += a->m_incl * ratio_of[w];
 				}
 			}
 		}
@@ -216,15 +255,15 @@ static void measured_times(struct prof *p, const uint32_t *order)
 			f->m_spont_incl *= ratio;
 			if (f->m_incl < f->m_self)
 				f->m_incl = f->m_self;
-			for (uint32_t q = 0; q < f->nparent; q++)
-				p->arcs[p->parent_arcs[f->parent0 + q]].m_incl *= ratio;
+			ratio_of[order[k]] = ratio;
 		}
 		i = j;
 	}
-	for (size_t i = 0; i < p->nr; i++) {
+	/* every arc is on its child's parent list once: scale it by its child's component's ratio */
+	for (size_t i = 0; i < p->narcs; i++)
+		p->arcs[i].m_incl *= ratio_of[p->arcs[i].child];
+	for (size_t i = 0; i < n; i++) {
 		struct prof_func *f = &p->items[i];
-		if (i >= p->nsyms)
-			continue;
 		f->time = f->prop_self = f->m_self;
 		f->prop_child = f->m_incl > f->m_self ? f->m_incl - f->m_self : 0;
 		f->child_time = f->prop_child;
@@ -235,36 +274,54 @@ static void measured_times(struct prof *p, const uint32_t *order)
 		}
 	}
 	/* a cycle's inclusive time: what enters it from outside */
-	for (size_t i = 0; i < p->nsyms; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct prof_func *f = &p->items[i];
 		if (f->head == i)
 			continue;
 		struct prof_func *h = &p->items[f->head];
 		h->m_incl += f->m_spont_incl;
-		for (uint32_t k = 0; k < f->nparent; k++) {
-			const struct prof_arc *a = &p->arcs[p->parent_arcs[f->parent0 + k]];
-			if (p->items[a->parent].cyc != f->cyc)
-				h->m_incl += a->m_incl;
-		}
+		for (uint32_t k = 0; k < f->nparent; k++)
+			if (cyc_of[parent_of[f->parent0 + k]] != f->cyc)
+				h->m_incl += p->arcs[p->parent_arcs[f->parent0 + k]].m_incl;
 	}
-	for (size_t i = p->nsyms; i < p->nr; i++) {
+	for (size_t i = n; i < p->nr; i++) {
 		struct prof_func *h = &p->items[i];
 		h->prop_child = h->m_incl > h->prop_self ? h->m_incl - h->prop_self : 0;
 		h->child_time = h->prop_child;
 	}
+	/* the share of self in each function's (or its cycle's) inclusive time */
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_func *c = &p->items[p->items[i].head];
+		double incl = c->prop_self + c->prop_child;
+		ratio_of[i] = incl > 0 ? c->prop_self / incl : 0;
+	}
 	for (size_t i = 0; i < p->narcs; i++) {
 		struct prof_arc *a = &p->arcs[i];
-		const struct prof_func *c = &p->items[p->items[a->child].head];
-		double incl = c->prop_self + c->prop_child;
-		double fs = incl > 0 ? c->prop_self / incl : 0;
-		a->time = a->m_incl * fs;
+		a->time = a->m_incl * ratio_of[a->child];
 		a->child_time = a->m_incl - a->time;
 	}
+	free(scc_of);
+	free(cyc_of);
+	free(ratio_of);
 }
 
-static int cmp_total(const struct prof_func *l, const struct prof_func *r)
+/* The index order's key of each function, packed: the sort reads these instead of the functions'
+ * big structs. */
+struct tkey {
+	double total;
+	uint64_t ncalls;
+	const char *name;
+	int cyc, under;
+};
+
+static const struct tkey *sort_keys;
+
+/* gprof's cmp_total, then (our addition) address order */
+static int cmp_total_idx(const void *a, const void *b)
 {
-	double diff = (l->prop_self + l->prop_child) - (r->prop_self + r->prop_child);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct tkey *l = &sort_keys[x], *r = &sort_keys[y];
+	double diff = l->total - r->total;
 	if (diff < 0.0)
 		return 1;
 	if (diff > 0.0)
@@ -277,33 +334,21 @@ static int cmp_total(const struct prof_func *l, const struct prof_func *r)
 		return -1;
 	if (!r->name)
 		return 1;
-	if (l->name[0] != '_' && r->name[0] == '_')
+	if (!l->under && r->under)
 		return -1;
-	if (l->name[0] == '_' && r->name[0] != '_')
+	if (l->under && !r->under)
 		return 1;
 	if (l->ncalls > r->ncalls)
 		return -1;
 	if (l->ncalls < r->ncalls)
 		return 1;
-	return strcmp(l->name, r->name);
-}
-
-static const struct prof *sort_prof;
-
-static int cmp_total_idx(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = cmp_total(&sort_prof->items[x], &sort_prof->items[y]);
-	if (c)
-		return c;
-	if (!sort_prof->items[x].name && !sort_prof->items[y].name)
-		return sort_prof->items[x].cyc - sort_prof->items[y].cyc;
-	return x < y ? -1 : x > y;
+	int c = strcmp(l->name, r->name);
+	return c ? c : x < y ? -1 : x > y;
 }
 
 void graph_analyse(struct prof *p)
 {
-	graph_lists(p);
+	uint32_t *parent_of, *child_of = graph_lists(p, &parent_of);
 	for (size_t i = 0; i < p->nsyms; i++) {
 		struct prof_func *f = &p->items[i];
 		f->print_flag = 1;
@@ -317,7 +362,7 @@ void graph_analyse(struct prof *p)
 		}
 	}
 	size_t nscc;
-	uint32_t *roots = graph_scc(p, &nscc);
+	uint32_t *roots = graph_scc(p, child_of, &nscc);
 	graph_cycles(p);
 	for (size_t i = p->nsyms; i < p->nr; i++)
 		p->items[i].print_flag = 1;
@@ -331,7 +376,7 @@ void graph_analyse(struct prof *p)
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[start[p->items[i].scc]++] = (uint32_t)i;
 	if (p->measured) {
-		measured_times(p, order);
+		measured_times(p, order, child_of, parent_of);
 	} else {
 		for (size_t i = 0; i < p->nsyms; i++) {
 			struct prof_func *f = &p->items[i];
@@ -347,12 +392,21 @@ void graph_analyse(struct prof *p)
 	free(order);
 	free(start);
 	free(roots);
+	free(child_of);
+	free(parent_of);
 	free(p->time_order);
 	p->time_order = xmalloc((p->nr + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < p->nr; i++)
 		p->time_order[i] = (uint32_t)i;
-	sort_prof = p;
+	struct tkey *keys = xmalloc((p->nr + 1) * sizeof(*keys));
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct prof_func *f = &p->items[i];
+		keys[i] = (struct tkey){ f->prop_self + f->prop_child, f->ncalls, f->name, f->cyc,
+					 f->name && f->name[0] == '_' };
+	}
+	sort_keys = keys;
 	qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+	free(keys);
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[p->time_order[i]].index = (uint32_t)i + 1;
 }

@@ -1,9 +1,14 @@
 /* The flat profile, call graph and index in GNU gprof's layout (columns, widths, sort orders), so
  * that people and tools that read gprof's output read ours; the explanations are our own. */
+#define _GNU_SOURCE /* qsort_r */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fmt.h"
 #include "prof.h"
+#include "spy-abi.h"
 
 /* What the columns mean, in our words: printed after each listing unless -b, where a gprof user
  * expects an explanation. */
@@ -58,40 +63,151 @@ static const struct {
 	{ 'u', 1e+06 }, { 'n', 1e+09 }, { 'p', 1e+12 }, { 'f', 1e+15 }, { 'a', 1e+18 },
 };
 
-static const struct prof *cmp_prof;
+/* Sort keys of the functions, packed: the sorts read these instead of the functions' big structs
+ * (same comparisons, so the same orders). */
+struct fkey {
+	double t;
+	uint64_t c;
+	const char *name;
+	uint64_t addr;
+};
 
+static const struct fkey *sort_keys;
+
+/* gprof's cmp_time (t: self time, c: calls), then address */
 static int cmp_time(const void *a, const void *b)
 {
-	const struct prof_func *l = &cmp_prof->items[*(const uint32_t *)a];
-	const struct prof_func *r = &cmp_prof->items[*(const uint32_t *)b];
-	double diff = r->time - l->time;
+	const struct fkey *l = &sort_keys[*(const uint32_t *)a];
+	const struct fkey *r = &sort_keys[*(const uint32_t *)b];
+	double diff = r->t - l->t;
 	if (diff > 0.0)
 		return 1;
 	if (diff < 0.0)
 		return -1;
-	if (r->ncalls > l->ncalls)
+	if (r->c > l->c)
 		return 1;
-	if (r->ncalls < l->ncalls)
+	if (r->c < l->c)
 		return -1;
 	int c = strcmp(l->name, r->name);
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
 
-static void flat_line(FILE *f, const struct prof *p, const struct prof_func *s, double scale, double total,
-		      double *accum, unsigned flags)
+/* The listings are written through a buffer of our own with the fmt.h helpers: a call graph of a
+ * million arcs is millions of lines, and printf's and stdio's cost per call dominated the run. */
+struct obuf {
+	FILE *f; /* NULL: the text stays in buf, which grows */
+	char *buf, *q, *lim;
+	size_t size;
+};
+
+#define OBUF_SIZE (256 * 1024)
+#define OBUF_LINE (8 * FMT_NUM_MAX) /* room for one line's numbers; names are copied apart */
+
+static void ob_open(struct obuf *o, FILE *f)
+{
+	o->f = f;
+	o->size = OBUF_SIZE;
+	o->buf = o->q = xmalloc(o->size);
+	o->lim = o->buf + o->size - OBUF_LINE;
+}
+
+static void ob_grow(struct obuf *o, size_t more)
+{
+	size_t used = (size_t)(o->q - o->buf);
+	while (o->size - used < more + OBUF_LINE)
+		o->size *= 2;
+	o->buf = xrealloc(o->buf, o->size);
+	o->q = o->buf + used;
+	o->lim = o->buf + o->size - OBUF_LINE;
+}
+
+static void ob_flush(struct obuf *o)
+{
+	if (!o->f) {
+		ob_grow(o, OBUF_LINE);
+		return;
+	}
+	fwrite(o->buf, 1, (size_t)(o->q - o->buf), o->f);
+	o->q = o->buf;
+}
+
+/* Room for OBUF_LINE more bytes at o->q. */
+static inline void ob_room(struct obuf *o)
+{
+	if (o->q > o->lim)
+		ob_flush(o);
+}
+
+static void ob_close(struct obuf *o)
+{
+	if (o->f)
+		ob_flush(o);
+	free(o->buf);
+}
+
+/* Copy n bytes of s; long ones (C++ names) go through stdio. */
+static inline void ob_put(struct obuf *o, const char *s, size_t n)
+{
+	if (n > OBUF_LINE / 2) {
+		if (o->f) {
+			ob_flush(o);
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+		ob_grow(o, n);
+	}
+	ob_room(o);
+	memcpy(o->q, s, n);
+	o->q += n;
+}
+
+static void ob_puts(struct obuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/* printf("%-6.6s", "[index]"): gprof's index column, cut at six characters */
+static char *fmt_index6(char *q, uint32_t index)
+{
+	char b[16], *end = b + sizeof(b), *s = end;
+	*--s = ']';
+	s = fmt_digits_end(s, index);
+	*--s = '[';
+	int n = (int)(end - s);
+	if (n > 6)
+		n = 6;
+	memcpy(q, s, (size_t)n);
+	return fmt_spaces(q + n, 6 - n);
+}
+
+static void flat_line(struct obuf *o, const struct prof *p, const struct prof_func *s, double scale,
+		      double total, double *accum, unsigned flags)
 {
 	if (!(flags & PRINT_ZEROS) && s->ncalls == 0 && s->time == 0)
 		return;
 	*accum += s->time;
-	fprintf(f, "%6.2f %9.2f %8.2f", total > 0.0 ? 100 * s->time / total : 0.0, *accum / p->hz,
-		s->time / p->hz);
-	if (s->ncalls != 0)
-		fprintf(f, " %8lu %8.2f %8.2f  ", (unsigned long)s->ncalls,
-			scale * s->time / p->hz / s->ncalls,
-			scale * (s->time + s->child_time) / p->hz / s->ncalls);
-	else
-		fprintf(f, " %8.8s %8.8s %8.8s  ", "", "", "");
-	fprintf(f, "%s\n", s->name);
+	ob_room(o);
+	char *q = o->q;
+	q = fmt_f(q, total > 0.0 ? 100 * s->time / total : 0.0, 6, 2);
+	*q++ = ' ';
+	q = fmt_f(q, *accum / p->hz, 9, 2);
+	*q++ = ' ';
+	q = fmt_f(q, s->time / p->hz, 8, 2);
+	if (s->ncalls != 0) {
+		*q++ = ' ';
+		q = fmt_u(q, s->ncalls, 8);
+		*q++ = ' ';
+		q = fmt_f(q, scale * s->time / p->hz / s->ncalls, 8, 2);
+		*q++ = ' ';
+		q = fmt_f(q, scale * (s->time + s->child_time) / p->hz / s->ncalls, 8, 2);
+		q = fmt_spaces(q, 2);
+	} else {
+		q = fmt_spaces(q, 29);
+	}
+	o->q = q;
+	ob_puts(o, s->name);
+	ob_room(o);
+	*o->q++ = '\n';
 }
 
 void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
@@ -99,8 +215,14 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[i] = (uint32_t)i;
-	cmp_prof = p;
+	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	for (size_t i = 0; i < p->nsyms; i++) {
+		const struct prof_func *s = &p->items[i];
+		keys[i] = (struct fkey){ s->time, s->ncalls, s->name, s->addr };
+	}
+	sort_keys = keys;
 	qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+	free(keys);
 	size_t log_scale = 0;
 	double top_time = 0.0;
 	for (size_t i = 0; i < p->nsyms; i++) {
@@ -138,201 +260,437 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds", "calls",
 		unit, unit, "name");
 	double accum = 0.0;
+	struct obuf o;
+	ob_open(&o, f);
 	for (size_t i = 0; i < p->nsyms; i++)
-		flat_line(f, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
+		flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
+	ob_close(&o);
 	free(order);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(flat_blurb, f);
 	}
 }
 
-/* Decimal digits of v, written backwards from end; returns the first. printf costs too much here:
- * a call graph prints a name for every arc, twice. */
-static char *utoa_end(char *end, unsigned long v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
-	return end;
-}
+/* What the call graph needs of a function at the other end of an arc, packed (a function's own
+ * struct is large, and the arcs reach functions at random): its name as gprof's print_name shows
+ * it ("name <cycle C> [N]", in lab), its cycle, and its calls (or its cycle's), the denominator of
+ * a child line. */
+struct gfn {
+	uint64_t denom;
+	size_t lab;
+	uint32_t len;
+	int cyc;
+};
 
-static void print_name(FILE *f, const struct prof_func *s)
-{
-	char buf[64], *end = buf + sizeof(buf), *q = end;
+struct glab {
+	struct gfn *fn;
+	char *lab;
+};
 
-	fputs(s->name, f);
-	if (s->index != 0) {
-		*--q = s->print_flag ? ']' : ')';
-		q = utoa_end(q, s->index);
-		*--q = s->print_flag ? '[' : '(';
-		*--q = ' ';
+/* gprof's print_name for every function. */
+static void graph_labels(const struct prof *p, struct glab *g)
+{
+	size_t n = p->nsyms, size = 0;
+	g->fn = xmalloc((n + 1) * sizeof(*g->fn));
+	for (size_t i = 0; i < n; i++)
+		size += strlen(p->items[i].name) + 2 * 24;
+	g->lab = xmalloc(size + 1);
+	char *q = g->lab;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_func *s = &p->items[i];
+		struct gfn *x = &g->fn[i];
+		x->lab = (size_t)(q - g->lab);
+		x->cyc = s->cyc;
+		x->denom = p->items[s->head].ncalls;
+		size_t nl = strlen(s->name);
+		memcpy(q, s->name, nl);
+		q += nl;
+		if (s->cyc > 0) {
+			memcpy(q, " <cycle ", 8);
+			q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
+			*q++ = '>';
+		}
+		if (s->index != 0) {
+			*q++ = ' ';
+			*q++ = s->print_flag ? '[' : '(';
+			q = fmt_u(q, s->index, 0);
+			*q++ = s->print_flag ? ']' : ')';
+		}
+		x->len = (uint32_t)((size_t)(q - g->lab) - x->lab);
 	}
-	if (s->cyc > 0) {
-		*--q = '>';
-		q = utoa_end(q, (unsigned long)s->cyc);
-		q -= 8;
-		memcpy(q, " <cycle ", 8);
-	}
-	fwrite(q, 1, (size_t)(end - q), f);
 }
 
-/* gprof's cmp_arc: self calls lowest, then calls within a cycle by count, then by time, count. */
-static int cmp_arc(const struct prof *p, const struct prof_arc *l, const struct prof_arc *r)
+static inline void put_label(struct obuf *o, const struct glab *g, uint32_t i)
 {
-	if (l->parent == l->child)
-		return -1;
-	if (r->parent == r->child)
-		return 1;
-	const struct prof_func *lp = &p->items[l->parent], *lc = &p->items[l->child];
-	const struct prof_func *rp = &p->items[r->parent], *rc = &p->items[r->child];
-	int lin = lp->cyc != 0 && lc->cyc != 0 && lp->cyc == lc->cyc;
-	int rin = rp->cyc != 0 && rc->cyc != 0 && rp->cyc == rc->cyc;
-	if (lin && rin)
-		return (l->count > r->count) - (l->count < r->count);
-	if (lin)
-		return -1;
-	if (rin)
-		return 1;
-	double lt = l->time + l->child_time, rt = r->time + r->child_time;
-	if (lt < rt)
-		return -1;
-	if (lt > rt)
-		return 1;
-	return (l->count > r->count) - (l->count < r->count);
+	ob_put(o, g->lab + g->fn[i].lab, g->fn[i].len);
+	ob_room(o);
+	*o->q++ = '\n';
 }
 
-static int arc_sign;
+/* One arc of a parent or child list with its sort key, gprof's cmp_arc: self calls lowest
+ * (cls 0), then calls within a cycle (cls 1) by count, then the others (cls 2) by time, count. */
+struct gent {
+	double t;
+	uint64_t count;
+	uint32_t arc, other;
+	int cls;
+};
 
-static int cmp_arc_idx(const void *a, const void *b)
+/* x before y: the key ascending (sign 1) or descending (sign -1), ties in the arcs' first-seen
+ * order; gprof's insertion sorts amount to this stable sort. */
+static inline int gent_before(const struct gent *x, const struct gent *y, int sign)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = arc_sign * cmp_arc(cmp_prof, &cmp_prof->arcs[x], &cmp_prof->arcs[y]);
-	return c ? c : (x > y) - (x < y);
+	int c = 0;
+	if (x->cls != y->cls)
+		c = x->cls < y->cls ? -1 : 1;
+	else if (x->cls == 1)
+		c = (x->count > y->count) - (x->count < y->count);
+	else if (x->cls == 2)
+		c = x->t < y->t ? -1 : x->t > y->t ? 1 : (x->count > y->count) - (x->count < y->count);
+	c *= sign;
+	return c ? c < 0 : x->arc < y->arc;
 }
 
-/* gprof's insertion sorts amount to stable sorts over the arcs' first-seen order: parents
- * ascending, children descending. */
-static uint32_t *sorted_arcs(const struct prof *p, const uint32_t *arcs, uint32_t n, int sign, uint32_t **buf,
-			     size_t *bufsz)
+/* qsort_r's comparison (the call graph is printed by two threads: no globals) */
+static int cmp_gent(const void *a, const void *b, void *sign)
+{
+	const struct gent *x = a, *y = b;
+	int sg = *(const int *)sign;
+	return gent_before(x, y, sg) ? -1 : gent_before(y, x, sg) ? 1 : 0;
+}
+
+/* The arcs of a list sorted (most lists are short: insertion sort, no callbacks). */
+static struct gent *sorted_arcs(const struct prof *p, const struct glab *g, const uint32_t *arcs, uint32_t n,
+				int parents, struct gent **buf, size_t *bufsz)
 {
 	if (n > *bufsz) {
-		*bufsz = n * 2;
-		*buf = xrealloc(*buf, *bufsz * sizeof(uint32_t));
+		*bufsz = (size_t)n * 2;
+		*buf = xrealloc(*buf, *bufsz * sizeof(**buf));
 	}
-	if (n == 0)
-		return *buf; /* no arcs: the buffer may not exist yet */
-	memcpy(*buf, arcs, n * sizeof(uint32_t));
-	cmp_prof = p;
-	arc_sign = sign;
-	qsort(*buf, n, sizeof(uint32_t), cmp_arc_idx);
-	return *buf;
+	struct gent *e = *buf;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct prof_arc *a = &p->arcs[arcs[k]];
+		int pc = g->fn[a->parent].cyc, cc = g->fn[a->child].cyc;
+		e[k].t = a->time + a->child_time;
+		e[k].count = a->count;
+		e[k].arc = arcs[k];
+		e[k].other = parents ? a->parent : a->child;
+		e[k].cls = a->parent == a->child ? 0 : pc != 0 && cc != 0 && pc == cc ? 1 : 2;
+		__builtin_prefetch(g->lab + g->fn[e[k].other].lab);
+	}
+	int sign = parents ? 1 : -1;
+	if (n <= 32) {
+		for (uint32_t k = 1; k < n; k++) {
+			struct gent x = e[k];
+			uint32_t j = k;
+			for (; j > 0 && gent_before(&x, &e[j - 1], sign); j--)
+				e[j] = e[j - 1];
+			e[j] = x;
+		}
+	} else {
+		qsort_r(e, n, sizeof(*e), cmp_gent, &sign);
+	}
+	return e;
 }
 
-/* gprof's sort_members: by total time, then calls, both decreasing (ties: address order). */
-static int cmp_member(const void *a, const void *b)
+/* gprof's sort_members (t: total time, c: calls and self calls): both decreasing, ties in address
+ * order. */
+static int cmp_member(const void *a, const void *b, void *keys)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct prof_func *l = &cmp_prof->items[x], *r = &cmp_prof->items[y];
-	double tl = l->prop_self + l->prop_child, tr = r->prop_self + r->prop_child;
-	if (tl != tr)
-		return tl > tr ? -1 : 1;
-	uint64_t cl = l->ncalls + l->self_calls, cr = r->ncalls + r->self_calls;
-	if (cl != cr)
-		return cl > cr ? -1 : 1;
+	const struct fkey *l = (const struct fkey *)keys + x, *r = (const struct fkey *)keys + y;
+	if (l->t != r->t)
+		return l->t > r->t ? -1 : 1;
+	if (l->c != r->c)
+		return l->c > r->c ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
-static void graph_entry(FILE *f, const struct prof *p, const struct prof_func *s, double print_time,
-			uint32_t **buf, size_t *bufsz)
+/* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
+static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
+		     double hz)
+{
+	ob_room(o);
+	char *q = o->q;
+	if (e->cls < 2) {
+		q = fmt_spaces(q, 29);
+		q = fmt_u(q, a->count, 7);
+		q = fmt_spaces(q, 13);
+	} else {
+		q = fmt_spaces(q, 13);
+		q = fmt_f(q, a->time / hz, 7, 2);
+		*q++ = ' ';
+		q = fmt_f(q, a->child_time / hz, 7, 2);
+		*q++ = ' ';
+		q = fmt_u(q, a->count, 7);
+		*q++ = '/';
+		q = fmt_u_left(q, denom, 7);
+		q = fmt_spaces(q, 5);
+	}
+	o->q = q;
+}
+
+static void graph_entry(struct obuf *o, const struct prof *p, const struct glab *g, const struct prof_func *s,
+			double print_time, void **buf, size_t *bufsz)
 {
 	double hz = p->hz;
-	uint32_t self = (uint32_t)(s - p->items);
+	char *q;
+	ob_room(o);
 	if (!s->name) {
-		char b[32];
-		snprintf(b, sizeof(b), "[%u]", s->index);
-		fprintf(f, "%-6.6s %5.1f %7.2f %7.2f %7lu", b,
-			100 * (s->prop_self + s->prop_child) / print_time, s->prop_self / hz,
-			s->prop_child / hz, (unsigned long)s->ncalls);
-		if (s->self_calls != 0)
-			fprintf(f, "+%-7lu", (unsigned long)s->self_calls);
-		else
-			fprintf(f, " %7.7s", "");
-		fprintf(f, " <cycle %d as a whole> [%u]\n", s->cyc, s->index);
+		q = fmt_index6(o->q, s->index);
+		*q++ = ' ';
+		q = fmt_f(q, 100 * (s->prop_self + s->prop_child) / print_time, 5, 1);
+		*q++ = ' ';
+		q = fmt_f(q, s->prop_self / hz, 7, 2);
+		*q++ = ' ';
+		q = fmt_f(q, s->prop_child / hz, 7, 2);
+		*q++ = ' ';
+		q = fmt_u(q, s->ncalls, 7);
+		if (s->self_calls != 0) {
+			*q++ = '+';
+			q = fmt_u_left(q, s->self_calls, 7);
+		} else {
+			q = fmt_spaces(q, 8);
+		}
+		memcpy(q, " <cycle ", 8);
+		q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
+		memcpy(q, " as a whole> [", 14);
+		q = fmt_u(q + 14, s->index, 0);
+		*q++ = ']';
+		*q++ = '\n';
+		o->q = q;
 		/* members, by total time then calls (stable: address order on ties) */
 		size_t nm = 0;
 		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
 			nm++;
-		if (nm > *bufsz) {
+		if (nm * sizeof(uint32_t) > *bufsz * sizeof(struct gent)) {
 			*bufsz = nm * 2;
-			*buf = xrealloc(*buf, *bufsz * sizeof(uint32_t));
+			*buf = xrealloc(*buf, *bufsz * sizeof(struct gent));
 		}
+		uint32_t *mem = *buf;
 		nm = 0;
 		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
-			(*buf)[nm++] = m;
-		cmp_prof = p;
-		qsort(*buf, nm, sizeof(uint32_t), cmp_member);
+			mem[nm++] = m;
+		struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
 		for (size_t k = 0; k < nm; k++) {
-			const struct prof_func *fm = &p->items[(*buf)[k]];
-			fprintf(f, "%6.6s %5.5s %7.2f %7.2f %7lu", "", "", fm->prop_self / hz,
-				fm->prop_child / hz, (unsigned long)fm->ncalls);
-			if (fm->self_calls != 0)
-				fprintf(f, "+%-7lu", (unsigned long)fm->self_calls);
-			else
-				fprintf(f, " %7.7s", "");
-			fputs("     ", f);
-			print_name(f, fm);
-			fputc('\n', f);
+			const struct prof_func *fm = &p->items[mem[k]];
+			keys[mem[k]] = (struct fkey){ fm->prop_self + fm->prop_child,
+						      fm->ncalls + fm->self_calls, fm->name, fm->addr };
+		}
+		qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
+		free(keys);
+		for (size_t k = 0; k < nm; k++) {
+			const struct prof_func *fm = &p->items[mem[k]];
+			ob_room(o);
+			q = fmt_spaces(o->q, 13);
+			q = fmt_f(q, fm->prop_self / hz, 7, 2);
+			*q++ = ' ';
+			q = fmt_f(q, fm->prop_child / hz, 7, 2);
+			*q++ = ' ';
+			q = fmt_u(q, fm->ncalls, 7);
+			if (fm->self_calls != 0) {
+				*q++ = '+';
+				q = fmt_u_left(q, fm->self_calls, 7);
+			} else {
+				q = fmt_spaces(q, 8);
+			}
+			o->q = fmt_spaces(q, 5);
+			put_label(o, g, mem[k]);
 		}
 		return;
 	}
-	const struct prof_func *head = &p->items[s->head];
+	uint32_t self = (uint32_t)(s - p->items);
+	struct gent **ebuf = (struct gent **)buf;
 	if (s->nparent == 0) {
-		fprintf(f, "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "", "", "");
+		o->q = fmt_spaces(o->q, 44);
+		ob_puts(o, "     <spontaneous>\n");
 	} else {
-		uint32_t *v = sorted_arcs(p, p->parent_arcs + s->parent0, s->nparent, 1, buf, bufsz);
+		const struct gent *e =
+			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
+		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			const struct prof_arc *a = &p->arcs[v[k]];
-			const struct prof_func *par = &p->items[a->parent];
-			if (a->parent == self || (s->cyc != 0 && par->cyc == s->cyc))
-				fprintf(f, "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "",
-					(unsigned long)a->count, "");
-			else
-				fprintf(f, "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", a->time / hz,
-					a->child_time / hz, (unsigned long)a->count,
-					(unsigned long)head->ncalls);
-			print_name(f, par);
-			fputc('\n', f);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz);
+			put_label(o, g, e[k].other);
 		}
 	}
-	char b[32];
-	snprintf(b, sizeof(b), "[%u]", s->index);
-	fprintf(f, "%-6.6s %5.1f %7.2f %7.2f", b, 100 * (s->prop_self + s->prop_child) / print_time,
-		s->prop_self / hz, s->prop_child / hz);
+	ob_room(o);
+	q = fmt_index6(o->q, s->index);
+	*q++ = ' ';
+	q = fmt_f(q, 100 * (s->prop_self + s->prop_child) / print_time, 5, 1);
+	*q++ = ' ';
+	q = fmt_f(q, s->prop_self / hz, 7, 2);
+	*q++ = ' ';
+	q = fmt_f(q, s->prop_child / hz, 7, 2);
 	if (s->ncalls + s->self_calls != 0) {
-		fprintf(f, " %7lu", (unsigned long)s->ncalls);
-		if (s->self_calls != 0)
-			fprintf(f, "+%-7lu ", (unsigned long)s->self_calls);
-		else
-			fprintf(f, " %7.7s ", "");
+		*q++ = ' ';
+		q = fmt_u(q, s->ncalls, 7);
+		if (s->self_calls != 0) {
+			*q++ = '+';
+			q = fmt_u_left(q, s->self_calls, 7);
+			*q++ = ' ';
+		} else {
+			q = fmt_spaces(q, 9);
+		}
 	} else {
-		fprintf(f, " %7.7s %7.7s ", "", "");
+		q = fmt_spaces(q, 17);
 	}
-	print_name(f, s);
-	fputc('\n', f);
-	uint32_t *v = sorted_arcs(p, p->child_arcs + s->child0, s->nchild, -1, buf, bufsz);
+	o->q = q;
+	put_label(o, g, self);
+	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		const struct prof_arc *a = &p->arcs[v[k]];
-		const struct prof_func *ch = &p->items[a->child];
-		if (a->child == self || (ch->cyc != 0 && ch->cyc == s->cyc))
-			fprintf(f, "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "",
-				(unsigned long)a->count, "");
-		else
-			fprintf(f, "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", a->time / hz,
-				a->child_time / hz, (unsigned long)a->count,
-				(unsigned long)p->items[ch->head].ncalls);
-		print_name(f, ch);
-		fputc('\n', f);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz);
+		put_label(o, g, e[k].other);
 	}
+}
+
+/* The entries ahead in index order: their functions, arcs and the far ends of their arcs are at
+ * random places, so their loads are started early enough to overlap (memory latency, not work,
+ * was the call graph's cost). How far ahead, in entries: the functions' structs 2 * AHEAD_LISTS,
+ * their arc index lists AHEAD_LISTS, the arcs AHEAD_ARCS, the far ends one; each step reads what
+ * the one before brought in. */
+#define AHEAD_ARCS 2
+#define AHEAD_LISTS 4
+
+/* The arcs of s's lists, or (ends) their far ends' packed entries. */
+static void prefetch_lists(const struct prof *p, const struct glab *g, const struct prof_func *s, int ends)
+{
+	for (uint32_t k = 0; k < s->nparent; k++) {
+		const struct prof_arc *a = &p->arcs[p->parent_arcs[s->parent0 + k]];
+		if (ends)
+			__builtin_prefetch(&g->fn[a->parent]);
+		else
+			__builtin_prefetch(a);
+	}
+	for (uint32_t k = 0; k < s->nchild; k++) {
+		const struct prof_arc *a = &p->arcs[p->child_arcs[s->child0 + k]];
+		if (ends)
+			__builtin_prefetch(&g->fn[a->child]);
+		else
+			__builtin_prefetch(a);
+	}
+}
+
+static void graph_prefetch(const struct prof *p, const struct glab *g, size_t i)
+{
+	if (i + 2 * AHEAD_LISTS < p->nr)
+		__builtin_prefetch(&p->items[p->time_order[i + 2 * AHEAD_LISTS]]);
+	if (i + AHEAD_LISTS < p->nr && p->time_order[i + AHEAD_LISTS] < p->nsyms) {
+		const struct prof_func *s = &p->items[p->time_order[i + AHEAD_LISTS]];
+		for (uint32_t k = 0; k < s->nparent; k += 16)
+			__builtin_prefetch(&p->parent_arcs[s->parent0 + k]);
+		for (uint32_t k = 0; k < s->nchild; k += 16)
+			__builtin_prefetch(&p->child_arcs[s->child0 + k]);
+	}
+	if (i + AHEAD_ARCS < p->nr && p->time_order[i + AHEAD_ARCS] < p->nsyms)
+		prefetch_lists(p, g, &p->items[p->time_order[i + AHEAD_ARCS]], 0);
+	if (i + 1 < p->nr && p->time_order[i + 1] < p->nsyms)
+		prefetch_lists(p, g, &p->items[p->time_order[i + 1]], 1);
+}
+
+/* Entries [lo, hi) of the index order. */
+static void graph_range(struct obuf *o, const struct prof *p, const struct glab *g, unsigned flags,
+			double print_time, size_t lo, size_t hi)
+{
+	void *buf = NULL;
+	size_t bufsz = 0;
+	for (size_t i = lo; i < hi; i++) {
+		const struct prof_func *s = &p->items[p->time_order[i]];
+		if ((!(flags & PRINT_ZEROS) && s->ncalls == 0 && s->self_calls == 0 && s->prop_self == 0 &&
+		     s->prop_child == 0) ||
+		    !s->print_flag)
+			continue;
+		graph_prefetch(p, g, i);
+		graph_entry(o, p, g, s, print_time, &buf, &bufsz);
+		ob_put(o, "-----------------------------------------------\n", 48);
+	}
+	free(buf);
+}
+
+/* A big call graph is formatted by two threads, in chunks of entries: the main thread takes the
+ * even ones and writes every chunk in order, a helper the odd ones, into two buffers in turn. */
+#define GRAPH_CHUNK 256 /* entries */
+
+struct gpar {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const struct prof *p;
+	const struct glab *g;
+	unsigned flags;
+	double print_time;
+	size_t nchunks;
+	struct gslot {
+		struct obuf o;
+		int ready;
+	} slot[2];
+};
+
+static void *graph_helper(void *arg)
+{
+	struct gpar *w = arg;
+	for (size_t c = 1; c < w->nchunks; c += 2) {
+		struct gslot *sl = &w->slot[c / 2 % 2];
+		pthread_mutex_lock(&w->mu);
+		while (sl->ready)
+			pthread_cond_wait(&w->cv, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+		sl->o.q = sl->o.buf;
+		size_t lo = c * GRAPH_CHUNK, hi = lo + GRAPH_CHUNK < w->p->nr ? lo + GRAPH_CHUNK : w->p->nr;
+		graph_range(&sl->o, w->p, w->g, w->flags, w->print_time, lo, hi);
+		pthread_mutex_lock(&w->mu);
+		sl->ready = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+	return NULL;
+}
+
+/* Write the helper's chunk c (odd) once it is there. */
+static void graph_take(struct gpar *w, struct obuf *o, size_t c)
+{
+	struct gslot *sl = &w->slot[c / 2 % 2];
+	pthread_mutex_lock(&w->mu);
+	while (!sl->ready)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	ob_flush(o);
+	fwrite(sl->o.buf, 1, (size_t)(sl->o.q - sl->o.buf), o->f);
+	pthread_mutex_lock(&w->mu);
+	sl->ready = 0;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void graph_all(struct obuf *o, const struct prof *p, const struct glab *g, unsigned flags,
+		      double print_time)
+{
+	struct gpar w = { .p = p, .g = g, .flags = flags, .print_time = print_time };
+	w.nchunks = (p->nr + GRAPH_CHUNK - 1) / GRAPH_CHUNK;
+	pthread_t helper;
+	if (w.nchunks < 4 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		graph_range(o, p, g, flags, print_time, 0, p->nr);
+		return;
+	}
+	pthread_mutex_init(&w.mu, NULL);
+	pthread_cond_init(&w.cv, NULL);
+	ob_open(&w.slot[0].o, NULL);
+	ob_open(&w.slot[1].o, NULL);
+	if (pthread_create(&helper, NULL, graph_helper, &w) != 0) {
+		graph_range(o, p, g, flags, print_time, 0, p->nr);
+	} else {
+		for (size_t c = 0; c < w.nchunks; c += 2) {
+			if (c > 0)
+				graph_take(&w, o, c - 1);
+			size_t lo = c * GRAPH_CHUNK, hi = lo + GRAPH_CHUNK < p->nr ? lo + GRAPH_CHUNK : p->nr;
+			graph_range(o, p, g, flags, print_time, lo, hi);
+		}
+		if (w.nchunks % 2 == 0)
+			graph_take(&w, o, w.nchunks - 1);
+		pthread_join(helper, NULL);
+	}
+	ob_close(&w.slot[0].o);
+	ob_close(&w.slot[1].o);
+	pthread_mutex_destroy(&w.mu);
+	pthread_cond_destroy(&w.cv);
 }
 
 void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
@@ -345,29 +703,34 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 	double print_time = 0.0;
 	for (size_t i = 0; i < p->nsyms; i++)
 		print_time += p->items[i].time;
-	if (p->kind == PROF_SPY)
-		fputs("\ngranularity: exact cycle counts", f);
+	/* gprof's line says what one sample is worth; a spy profile has no samples to weigh: it says
+	 * what its unit is and how much time there is, or that its mode measures none */
+	if (p->kind == PROF_SPY && p->measured)
+		fprintf(f, "\ngranularity: exact cycle counts, one cycle %.3g ns; %.6f seconds in all\n\n",
+			1e9 / p->hz, print_time / p->hz);
+	else if (p->kind == PROF_SPY && p->spy.hdr.mode == SPY_MODE_TIME)
+		fputs("\ngranularity: exact call counts; no times (the profile has no time-stamp rate)\n\n",
+		      f);
+	else if (p->kind == PROF_SPY)
+		fprintf(f, "\ngranularity: exact call counts; no times in mode %s\n\n",
+			gmon_mode_name(p->spy.hdr.mode));
+	else if (print_time > 0.0)
+		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s) for %.2f%% of %.2f seconds\n\n",
+			p->granularity, 100.0 / print_time, print_time / p->hz);
 	else
-		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s)", p->granularity);
-	if (print_time > 0.0)
-		fprintf(f, " for %.2f%% of %.2f seconds\n\n", 100.0 / print_time, print_time / p->hz);
-	else {
-		fputs(" no time propagated\n\n", f);
+		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s) no time propagated\n\n",
+			p->granularity);
+	if (print_time <= 0.0)
 		print_time = 1.0;
-	}
 	fputs("index % time    self  children    called     name\n", f);
-	uint32_t *buf = NULL;
-	size_t bufsz = 0;
-	for (size_t i = 0; i < p->nr; i++) {
-		const struct prof_func *s = &p->items[p->time_order[i]];
-		if ((!(flags & PRINT_ZEROS) && s->ncalls == 0 && s->self_calls == 0 && s->prop_self == 0 &&
-		     s->prop_child == 0) ||
-		    !s->print_flag)
-			continue;
-		graph_entry(f, p, s, print_time, &buf, &bufsz);
-		fputs("-----------------------------------------------\n", f);
-	}
-	free(buf);
+	struct glab g;
+	graph_labels(p, &g);
+	struct obuf o;
+	ob_open(&o, f);
+	graph_all(&o, p, &g, flags, print_time);
+	ob_close(&o);
+	free(g.fn);
+	free(g.lab);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(graph_blurb, f);
 	}
@@ -375,8 +738,8 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 
 static int cmp_name(const void *a, const void *b)
 {
-	const struct prof_func *l = &cmp_prof->items[*(const uint32_t *)a];
-	const struct prof_func *r = &cmp_prof->items[*(const uint32_t *)b];
+	const struct fkey *l = &sort_keys[*(const uint32_t *)a];
+	const struct fkey *r = &sort_keys[*(const uint32_t *)b];
 	int c = strcmp(l->name, r->name);
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
@@ -392,8 +755,12 @@ void print_index(FILE *f, struct prof *p, unsigned flags)
 			continue;
 		names[nnames++] = (uint32_t)i;
 	}
-	cmp_prof = p;
+	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	for (size_t i = 0; i < p->nsyms; i++)
+		keys[i] = (struct fkey){ 0, 0, p->items[i].name, p->items[i].addr };
+	sort_keys = keys;
 	qsort(names, nnames, sizeof(uint32_t), cmp_name);
+	free(keys);
 	size_t todo = nnames;
 	for (size_t i = p->nsyms; i < p->nr; i++)
 		names[todo++] = (uint32_t)i;

@@ -64,7 +64,7 @@ struct prof {
 	size_t nr, alloc, nsyms, ncycles;
 	struct prof_arc *arcs;
 	size_t narcs, arcs_alloc;
-	uint32_t *arc_hash; /* open addressing over (parent, child), arc index + 1 */
+	uint32_t *arc_hash; /* open addressing: (parent, child, arc index + 1) per slot */
 	size_t arc_hash_size;
 	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
 	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
@@ -83,6 +83,12 @@ uint32_t prof_add_func(struct prof *p, const char *name, uint64_t addr, uint64_t
 /* Add count calls from parent to child, merging with an earlier arc of the same pair (first
  * occurrence keeps its place). Returns the arc's index. */
 uint32_t prof_add_arc(struct prof *p, uint32_t parent, uint32_t child, uint64_t count);
+/* Room for n arcs in all, and with hash for their hash, so that adding them grows neither. */
+void prof_reserve_arcs(struct prof *p, size_t n, int hash);
+/* Start loading the hash slot of (parent, child), for a prof_add_arc a little later. */
+void prof_arc_prefetch(const struct prof *p, uint32_t parent, uint32_t child);
+/* Free the arc hash once all arcs are in (a later prof_add_arc builds it again). */
+void prof_drop_arc_hash(struct prof *p);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */

@@ -104,6 +104,11 @@ static int parse_file(struct gnu_data *g, const uint8_t *b, size_t len, struct g
 		snprintf(err, errsz, "unsupported gmon.out version %u", version);
 		return -1;
 	}
+	/* room for as many arcs as the file could hold (21 bytes each): growing by copies cost more */
+	if (*narcs + len / 21 + 1 > *aalloc) {
+		*aalloc = *narcs + len / 21 + 1;
+		*arcs = xrealloc(*arcs, *aalloc * sizeof(**arcs));
+	}
 	size_t off = 20;
 	while (off < len) {
 		uint8_t tag = b[off++];
@@ -217,6 +222,78 @@ static void assign_samples(struct prof *p, const struct gnu_data *g, const struc
 	}
 }
 
+/* prof_lookup over packed copies of the functions' addresses, ends and kinds, with a bucket index
+ * over the address range: two million lookups for a million arcs, each a short search. */
+struct gnu_lookup {
+	uint64_t *addr, *end;
+	unsigned char *is_func;
+	size_t n;
+	uint32_t *start; /* [b]: the first function in bucket b or later; [nb] = n */
+	size_t nb;
+	int shift;
+};
+
+static void lookup_init(struct gnu_lookup *lk, const struct prof *p)
+{
+	size_t n = lk->n = p->nsyms;
+	lk->addr = xmalloc((n + 1) * sizeof(uint64_t));
+	lk->end = xmalloc((n + 1) * sizeof(uint64_t));
+	lk->is_func = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++) {
+		lk->addr[i] = p->items[i].addr;
+		lk->end[i] = p->items[i].end;
+		lk->is_func[i] = p->items[i].is_func;
+	}
+	uint64_t range = n ? lk->addr[n - 1] - lk->addr[0] : 0;
+	lk->shift = 0;
+	while ((range >> lk->shift) > 2 * (uint64_t)n)
+		lk->shift++;
+	lk->nb = (size_t)(range >> lk->shift) + 1;
+	lk->start = xmalloc((lk->nb + 1) * sizeof(uint32_t));
+	size_t i = 0;
+	for (size_t b = 0; b < lk->nb; b++) {
+		while (i < n && ((lk->addr[i] - lk->addr[0]) >> lk->shift) < b)
+			i++;
+		lk->start[b] = (uint32_t)i;
+	}
+	lk->start[lk->nb] = (uint32_t)n;
+}
+
+static void lookup_release(struct gnu_lookup *lk)
+{
+	free(lk->addr);
+	free(lk->end);
+	free(lk->is_func);
+	free(lk->start);
+}
+
+/* Same answer as prof_lookup. */
+static uint32_t lookup(const struct gnu_lookup *lk, uint64_t pc)
+{
+	if (lk->n == 0 || pc < lk->addr[0])
+		return PROF_NONE;
+	/* lo: the first function above pc; all before the bucket of pc are at or below it */
+	uint64_t b = (pc - lk->addr[0]) >> lk->shift;
+	size_t lo, hi;
+	if (b >= lk->nb) {
+		lo = hi = lk->n;
+	} else {
+		lo = lk->start[b];
+		hi = lk->start[b + 1];
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (lk->addr[mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return PROF_NONE;
+	size_t i = lo - 1;
+	return pc < lk->end[i] || (lk->end[i] == lk->addr[i] && pc == lk->addr[i]) ? (uint32_t)i : PROF_NONE;
+}
+
 int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o)
 {
 	char err[256];
@@ -260,17 +337,35 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		}
 		for (size_t i = 0; i < g.nr; i++)
 			assign_samples(p, &g, &g.items[i]);
+		/* Each arc's ends first (binary searches over packed addresses), then the arcs added,
+		 * each one's hash slot loaded a little ahead. */
+		struct gnu_lookup lk;
+		lookup_init(&lk, p);
+		uint32_t *ends = xmalloc((2 * narcs + 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < narcs; i++) {
-			uint32_t parent = prof_lookup(p, arcs[i].from), child = prof_lookup(p, arcs[i].self);
+			uint32_t parent = lookup(&lk, arcs[i].from), child = lookup(&lk, arcs[i].self);
+			if (parent != PROF_NONE && child != PROF_NONE) {
+				while (child > 0 && !lk.is_func[child])
+					--child;
+				if (!lk.is_func[child])
+					parent = PROF_NONE;
+			}
+			ends[2 * i] = parent;
+			ends[2 * i + 1] = child;
+		}
+		lookup_release(&lk);
+		prof_reserve_arcs(p, narcs, 1);
+		for (size_t i = 0; i < narcs; i++) {
+			uint32_t parent = ends[2 * i], child = ends[2 * i + 1];
+			if (i + 8 < narcs && ends[2 * i + 16] != PROF_NONE && ends[2 * i + 17] != PROF_NONE)
+				prof_arc_prefetch(p, ends[2 * i + 16], ends[2 * i + 17]);
 			if (parent == PROF_NONE || child == PROF_NONE)
-				continue;
-			while (child > 0 && !p->items[child].is_func)
-				--child;
-			if (!p->items[child].is_func)
 				continue;
 			p->items[child].ncalls += arcs[i].count;
 			prof_add_arc(p, parent, child, arcs[i].count);
 		}
+		free(ends);
+		prof_drop_arc_hash(p);
 	}
 	for (size_t i = 0; i < g.nr; i++)
 		free(g.items[i].samples);

@@ -9,6 +9,61 @@
 #include "spy-abi.h"
 #include "symtab.h"
 
+struct func_ref {
+	uint64_t module, addr;
+	struct gmon_func *f;
+};
+
+static int func_ref_cmp(const void *a, const void *b)
+{
+	const struct func_ref *x = a, *y = b;
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* q's function records (already relocated) into p: a function p lists already (same module and
+ * address) gets q's count added, the others move over; so a summed profile lists each function
+ * once, as a single run's does. */
+static void merge_funcs(struct gmon_profile *p, struct gmon_profile *q)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < p->nfuncsets; i++)
+		n += p->funcsets[i].nr;
+	struct func_ref *refs = xmalloc((n + 1) * sizeof(*refs));
+	n = 0;
+	for (uint32_t i = 0; i < p->nfuncsets; i++)
+		for (uint32_t j = 0; j < p->funcsets[i].nr; j++)
+			refs[n++] = (struct func_ref){ p->funcsets[i].module, p->funcsets[i].funcs[j].addr,
+						       &p->funcsets[i].funcs[j] };
+	qsort(refs, n, sizeof(*refs), func_ref_cmp);
+	p->funcsets = xrealloc(p->funcsets, (p->nfuncsets + q->nfuncsets + 1) * sizeof(*p->funcsets));
+	for (uint32_t i = 0; i < q->nfuncsets; i++) {
+		struct gmon_funcs *fs = &q->funcsets[i];
+		uint32_t kept = 0;
+		for (uint32_t j = 0; j < fs->nr; j++) {
+			struct gmon_func *f = &fs->funcs[j];
+			struct func_ref key = { fs->module, f->addr, NULL };
+			struct func_ref *r = bsearch(&key, refs, n, sizeof(*refs), func_ref_cmp);
+			if (r) {
+				r->f->count += f->count;
+				free(f->name);
+				free(f->file);
+				continue;
+			}
+			fs->funcs[kept++] = *f;
+		}
+		fs->nr = kept;
+		if (kept == 0) {
+			free(fs->funcs);
+			continue;
+		}
+		p->funcsets[p->nfuncsets++] = *fs;
+	}
+	q->nfuncsets = 0;
+	free(refs);
+}
+
 /* Move q's threads, functions and modules into p, addresses relocated to p's load addresses. */
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 {
@@ -68,10 +123,7 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 				RELOC(t->counts[j].addr);
 	}
 #undef RELOC
-	p->funcsets = xrealloc(p->funcsets, (p->nfuncsets + q->nfuncsets + 1) * sizeof(*p->funcsets));
-	memcpy(p->funcsets + p->nfuncsets, q->funcsets, q->nfuncsets * sizeof(*q->funcsets));
-	p->nfuncsets += q->nfuncsets;
-	q->nfuncsets = 0;
+	merge_funcs(p, q);
 	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
 	memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
 	p->nthreads += q->nthreads;
@@ -164,13 +216,23 @@ static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *
 	return b->state[i] == 1 ? &b->items[i] : NULL;
 }
 
-static void add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h, uint64_t addr, int demangle)
+static void ah_prefetch(const struct addr_hash *h, uint64_t addr)
+{
+	size_t s = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (h->size - 1);
+	__builtin_prefetch(&h->vals[s]);
+	__builtin_prefetch(&h->keys[s]);
+}
+
+/* The index of the function at addr, or PROF_NONE: for no caller, and for a function added
+ * here (its index is known once all are in). */
+static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h, uint64_t addr,
+			    int demangle)
 {
 	if (addr <= GMON_CALLER_MANY)
-		return;
+		return PROF_NONE;
 	size_t slot = ah_slot(h, addr);
 	if (h->vals[slot])
-		return;
+		return h->vals[slot] - 1;
 	if ((p->nr + 2) * 2 > h->size)
 		ah_build(h, p, p->nr);
 	slot = ah_slot(h, addr);
@@ -198,6 +260,46 @@ static void add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h,
 	char *dm = demangle ? symtab_demangle(nm) : NULL;
 	prof_add_func(p, dm ? dm : nm, addr, addr + 1);
 	free(dm);
+	return PROF_NONE;
+}
+
+/* Which raw arcs (ends: caller and callee index per raw arc, PROF_NONE when unknown or none) are
+ * one arc: returns, per raw arc with both ends, the raw index of the first one of its (caller,
+ * callee), for the others garbage. Done caller by caller with two small arrays over the callees,
+ * which beats a hash of a million pairs probed at random. */
+static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t nraw)
+{
+	size_t n = p->nr;
+	uint32_t *first = xmalloc((nraw + 1) * sizeof(uint32_t));
+	uint32_t *start = xcalloc(n + 2, sizeof(uint32_t));
+	uint32_t *byc = xmalloc((nraw + 1) * sizeof(uint32_t));
+	for (size_t r = 0; r < nraw; r++)
+		if (ends[2 * r] != PROF_NONE && ends[2 * r + 1] != PROF_NONE)
+			start[ends[2 * r] + 2]++;
+	for (size_t i = 0; i < n; i++)
+		start[i + 2] += start[i + 1];
+	/* the raw arcs by caller, in raw order: start[c + 1] is caller c's cursor */
+	for (size_t r = 0; r < nraw; r++)
+		if (ends[2 * r] != PROF_NONE && ends[2 * r + 1] != PROF_NONE)
+			byc[start[ends[2 * r] + 1]++] = (uint32_t)r;
+	uint32_t *mark = xmalloc((n + 1) * sizeof(uint32_t)), *pos = xmalloc((n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		mark[i] = PROF_NONE;
+	for (size_t c = 0; c < n; c++) {
+		for (uint32_t k = start[c]; k < start[c + 1]; k++) {
+			uint32_t r = byc[k], ce = ends[2 * (size_t)r + 1];
+			if (mark[ce] != c) {
+				mark[ce] = (uint32_t)c;
+				pos[ce] = r;
+			}
+			first[r] = pos[ce];
+		}
+	}
+	free(mark);
+	free(pos);
+	free(byc);
+	free(start);
+	return first;
 }
 
 static void build_model(struct prof *p, const struct read_opts *o)
@@ -239,25 +341,57 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	struct addr_hash h = { 0 };
 	ah_build(&h, p, 0);
-	size_t known = p->nr;
+	size_t known = p->nr, nraw = 0;
+	for (uint32_t i = 0; i < g->nthreads; i++)
+		nraw += g->threads[i].narcs;
+	/* Each arc's caller and callee as function indices, found once: the second pass reuses them
+	 * unless unknown functions were added (and the indices moved). */
+	uint32_t *ends = xmalloc((2 * nraw + 1) * sizeof(uint32_t));
+	size_t r = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
 		const struct gmon_thread *t = &g->threads[i];
-		for (uint64_t j = 0; j < t->narcs; j++) {
-			add_unknown(p, &b, &h, t->arcs[j].caller, o->demangle);
-			add_unknown(p, &b, &h, t->arcs[j].callee, o->demangle);
+		for (uint64_t j = 0; j < t->narcs; j++, r++) {
+			if (j + 16 < t->narcs) {
+				ah_prefetch(&h, t->arcs[j + 16].caller);
+				ah_prefetch(&h, t->arcs[j + 16].callee);
+			}
+			ends[2 * r] = add_unknown(p, &b, &h, t->arcs[j].caller, o->demangle);
+			uint64_t ce = t->arcs[j].callee;
+			ends[2 * r + 1] = ce > GMON_CALLER_MANY ? add_unknown(p, &b, &h, ce, o->demangle) :
+								  find_exact(&h, ce);
 		}
 	}
 	if (p->nr != known) {
+		/* functions were added: indices moved, look them all up again */
 		prof_sort_funcs(p);
 		ah_build(&h, p, 0);
+		r = 0;
+		for (uint32_t i = 0; i < g->nthreads; i++) {
+			const struct gmon_thread *t = &g->threads[i];
+			for (uint64_t j = 0; j < t->narcs; j++, r++) {
+				const struct gmon_arc *a = &t->arcs[j];
+				ends[2 * r] =
+					a->caller > GMON_CALLER_MANY ? find_exact(&h, a->caller) : PROF_NONE;
+				ends[2 * r + 1] = find_exact(&h, a->callee);
+			}
+		}
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	uint32_t *arc_of = merge_arcs(p, ends, nraw);
+	prof_reserve_arcs(p, p->narcs + nraw, 0);
+	r = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
 		const struct gmon_thread *t = &g->threads[i];
-		for (uint64_t j = 0; j < t->narcs; j++) {
+		for (uint64_t j = 0; j < t->narcs; j++, r++) {
 			const struct gmon_arc *a = &t->arcs[j];
-			uint32_t ce = find_exact(&h, a->callee);
+			uint32_t cr = ends[2 * r], ce = ends[2 * r + 1];
+			/* the functions of an arc a little ahead */
+			if (r + 8 < nraw && ends[2 * r + 17] != PROF_NONE) {
+				__builtin_prefetch(&p->items[ends[2 * r + 17]]);
+				if (ends[2 * r + 16] != PROF_NONE)
+					__builtin_prefetch(&p->items[ends[2 * r + 16]].out_calls);
+			}
 			if (ce == PROF_NONE)
 				continue;
 			struct prof_func *f = &p->items[ce];
@@ -265,19 +399,32 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
-			uint32_t cr = a->caller > GMON_CALLER_MANY ? find_exact(&h, a->caller) : PROF_NONE;
 			if (cr == PROF_NONE) {
 				f->spont += a->count;
 				f->m_spont_incl += (double)a->incl;
 				continue;
 			}
 			p->items[cr].out_calls += a->count;
-			uint32_t ai = prof_add_arc(p, cr, ce, a->count);
-			struct prof_arc *pa = &p->arcs[ai];
+			struct prof_arc *pa;
+			if (arc_of[r] == r) {
+				/* the first of its (caller, callee): a new arc */
+				GROW(p->arcs, p->narcs, p->arcs_alloc);
+				pa = &p->arcs[p->narcs];
+				memset(pa, 0, sizeof(*pa));
+				pa->parent = cr;
+				pa->child = ce;
+				arc_of[r] = (uint32_t)p->narcs++;
+			} else {
+				arc_of[r] = arc_of[arc_of[r]];
+				pa = &p->arcs[arc_of[r]];
+			}
+			pa->count += a->count;
 			pa->m_incl += (double)a->incl;
 			pa->m_self += (double)a->self;
 		}
 	}
+	free(arc_of);
+	free(ends);
 	for (size_t i = 0; i < p->nr; i++) {
 		struct prof_func *f = &p->items[i];
 		double s =
