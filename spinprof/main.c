@@ -1,18 +1,21 @@
 /* spinprof: options as gprof's, then read (spy profiles, or an executable and glibc's gmon.out),
- * analyse, and print the header, flat profile, call graph and index. */
+ * analyse, and print the header, flat profile, call graph and index, then the Spy report. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "read.h"
+#include "samples.h"
 #include "symtab.h"
 
 #define SPINPROF_VERSION "0.1"
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--version] [-o FILE] [PROG] [gmon.out...]\n",
+	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
+	      "                [-o FILE] [PROG] [gmon.out...]\n",
 	      f);
 }
 
@@ -27,6 +30,9 @@ static void help(void)
 	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
 	      "  -o FILE        write the report to FILE\n"
 	      "  -s             write the summed profile to gmon.sum\n"
+	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
+	      "  --threads      only the Spy report's header and threads\n"
+	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
 	      "  -h, --help     this help                  --version  the version\n",
 	      stdout);
 }
@@ -36,7 +42,10 @@ int main(int argc, char **argv)
 	enum {
 		OPT_DEMANGLE = 256,
 		OPT_NO_DEMANGLE,
-		OPT_VERSION
+		OPT_VERSION,
+		OPT_SPY,
+		OPT_THREADS,
+		OPT_CUTOFF
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -44,12 +53,17 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "brief", no_argument, NULL, 'b' },
+		{ "spy", no_argument, NULL, OPT_SPY },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, c;
 	unsigned flags = 0;
 	const char *out = NULL;
 	struct read_opts o = { 1, NULL };
+	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
+	char *end;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -85,6 +99,22 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_DEMANGLE:
 			o.demangle = 0;
+			break;
+		case OPT_SPY:
+			so.sections |= SPY_ALL;
+			break;
+		case OPT_THREADS:
+			so.sections |= SPY_HEADER | SPY_THREADS;
+			break;
+		case OPT_CUTOFF:
+			/* plain decimals only: strtod would also take blanks, signs, hex, inf and nan */
+			so.cutoff = strtod(optarg, &end);
+			if (!optarg[0] || strspn(optarg, "0123456789.") != strlen(optarg) || *end ||
+			    !isfinite(so.cutoff) || so.cutoff > 100) {
+				fprintf(stderr, "spinprof: --cutoff=%s: not a percentage from 0 to 100\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_VERSION:
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
@@ -135,13 +165,31 @@ int main(int argc, char **argv)
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	int first = 1;
-	if (p.kind == PROF_SPY && !only_flat && !only_graph)
-		print_header(f, &p);
-	if (show_flat)
-		print_flat(f, &p, flags, &first);
-	if (show_graph) {
-		print_graph(f, &p, flags, &first);
-		print_index(f, &p, flags);
+	so.brief = (flags & PRINT_BRIEF) != 0;
+	so.demangle = o.demangle;
+	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
+	if (so.sections) {
+		/* the Spy report alone */
+		if (p.kind != PROF_SPY) {
+			fprintf(stderr, "spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n",
+				so.what);
+			rc = -1;
+		} else {
+			rc = print_spy(f, &p, &so);
+		}
+	} else {
+		if (p.kind == PROF_SPY && !only_flat && !only_graph)
+			print_header(f, &p);
+		if (show_flat)
+			print_flat(f, &p, flags, &first);
+		if (show_graph) {
+			print_graph(f, &p, flags, &first);
+			print_index(f, &p, flags);
+		}
+		if (!only_flat && !only_graph && sp_has_samples(&p)) {
+			so.sections = SPY_ALL;
+			rc = print_spy(f, &p, &so);
+		}
 	}
 	int err = ferror(f);
 	if (f != stdout)
@@ -149,6 +197,8 @@ int main(int argc, char **argv)
 	else
 		err |= fflush(f);
 	prof_release(&p);
+	if (rc < 0)
+		return 2;
 	if (err) {
 		fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
 		return 2;

@@ -1,0 +1,597 @@
+/* The Spy report's numbers: every sampled stack's weight goes to the procedure of its PC as self
+ * and once to every procedure on the stack as total; the calls seen on stacks, and the profile's
+ * arcs, make the call graph. Without samples, a time-mode profile's exact cycles do the same. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples.h"
+
+#define SP_NONE UINT32_MAX
+
+/* Keys of the pseudo-procedures; real code lives far above them. */
+enum {
+	KEY_PROFILER = 1,
+	KEY_UNKNOWN = 2,
+	KEY_TARGET = 3,     /* calls:FUNC's FUNC, when the profile has no function of that name */
+	KEY_MODULE = 0x100, /* + module index */
+};
+
+static size_t hslot(const uint64_t *keys, const uint32_t *vals, size_t size, uint64_t key)
+{
+	size_t s = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 23) & (size - 1);
+	while (vals[s] && keys[s] != key)
+		s = (s + 1) & (size - 1);
+	return s;
+}
+
+static uint32_t proc_find(const struct sp_model *m, uint64_t key)
+{
+	if (!m->hsize)
+		return SP_NONE;
+	size_t s = hslot(m->hkeys, m->hvals, m->hsize, key);
+	return m->hvals[s] ? m->hvals[s] - 1 : SP_NONE;
+}
+
+static uint32_t proc_add(struct sp_model *m, uint64_t key, const char *name, unsigned kind, int module)
+{
+	if ((m->nprocs + 1) * 2 > m->hsize) {
+		size_t size = m->hsize ? m->hsize * 2 : 256;
+		uint64_t *k = xmalloc(size * sizeof(uint64_t));
+		uint32_t *v = xcalloc(size, sizeof(uint32_t));
+		for (size_t i = 0; i < m->nprocs; i++) {
+			size_t s = hslot(k, v, size, m->procs[i].key);
+			k[s] = m->procs[i].key;
+			v[s] = (uint32_t)i + 1;
+		}
+		free(m->hkeys);
+		free(m->hvals);
+		m->hkeys = k;
+		m->hvals = v;
+		m->hsize = size;
+	}
+	GROW(m->procs, m->nprocs, m->procs_alloc);
+	struct sp_proc *pr = &m->procs[m->nprocs];
+	memset(pr, 0, sizeof(*pr));
+	pr->name = xstrdup(name);
+	pr->key = key;
+	pr->kind = kind;
+	pr->module = module;
+	size_t s = hslot(m->hkeys, m->hvals, m->hsize, key);
+	m->hkeys[s] = key;
+	m->hvals[s] = (uint32_t)++m->nprocs;
+	return (uint32_t)(m->nprocs - 1);
+}
+
+/* The profile's function (real ones, sorted by address) with the largest address <= a. */
+static uint32_t prof_floor(const struct prof *p, uint64_t a)
+{
+	size_t lo = 0, hi = p->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->items[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (uint32_t)(lo - 1) : SP_NONE;
+}
+
+static int module_of(const struct sp_model *m, uint64_t a)
+{
+	const struct gmon_profile *g = &m->p->spy;
+	for (uint32_t i = 0; i < g->nmodules; i++)
+		if (a >= g->modules[i].text_lo && a < g->modules[i].text_hi)
+			return (int)i;
+	return -1;
+}
+
+/* The binary of module i, when it is there and is the one that ran (read-spy.c has warned). */
+static struct symtab *binary(struct sp_model *m, int i)
+{
+	const struct gmon_module *md = &m->p->spy.modules[i];
+	struct sp_bin *b = &m->bins[i];
+	if (b->state == 0) {
+		char err[128];
+		b->state = -1;
+		if (md->path[0] && symtab_load(&b->t, md->path, err, sizeof(err)) == 0 &&
+		    (md->build_id_len == 0 || (b->t.build_id_len == md->build_id_len &&
+					       memcmp(b->t.build_id, md->build_id, md->build_id_len) == 0)))
+			b->state = 1;
+	}
+	return b->state == 1 ? &b->t : NULL;
+}
+
+int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line)
+{
+	int i = module_of(m, addr);
+	struct symtab *t = i >= 0 ? binary(m, i) : NULL;
+	return t ? symtab_src(t, addr - m->p->spy.modules[i].base, file, line) : -1;
+}
+
+/* The procedure of the profile's function k. */
+static uint32_t proc_of_item(struct sp_model *m, uint32_t k)
+{
+	const struct prof_func *f = &m->p->items[k];
+	uint32_t i = proc_find(m, f->addr);
+	if (i != SP_NONE)
+		return i;
+	i = proc_add(m, f->addr, f->name ? f->name : "?", SP_FUNC, module_of(m, f->addr));
+	m->procs[i].file = f->file;
+	m->procs[i].line = f->line;
+	return i;
+}
+
+/* The procedure holding address a: the binary's symbols, else the profile's functions of its
+ * module, else the module itself, else <unknown>. */
+static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
+{
+	const struct prof *p = m->p;
+	int mi = module_of(m, a);
+	if (mi < 0) {
+		uint32_t i = proc_find(m, KEY_UNKNOWN);
+		return i != SP_NONE ? i : proc_add(m, KEY_UNKNOWN, "<unknown>", SP_UNKNOWN, -1);
+	}
+	const struct gmon_module *md = &p->spy.modules[mi];
+	struct symtab *t = binary(m, mi);
+	if (t) {
+		uint64_t fa = a - md->base;
+		size_t lo = 0, hi = t->nr;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->items[mid].addr <= fa)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && fa < t->items[lo - 1].end) {
+			uint64_t key = t->items[lo - 1].addr + md->base;
+			uint32_t i = proc_find(m, key);
+			if (i != SP_NONE)
+				return i;
+			uint32_t k = prof_floor(p, key);
+			if (k != SP_NONE && p->items[k].addr == key)
+				return proc_of_item(m, k);
+			char *dm = m->demangle ? symtab_demangle(t->items[lo - 1].name) : NULL;
+			i = proc_add(m, key, dm ? dm : t->items[lo - 1].name, SP_FUNC, mi);
+			free(dm);
+			return i;
+		}
+	} else {
+		uint32_t k = prof_floor(p, a);
+		if (k != SP_NONE && p->items[k].addr >= md->text_lo)
+			return proc_of_item(m, k);
+	}
+	uint32_t i = proc_find(m, KEY_MODULE + (uint64_t)mi);
+	if (i != SP_NONE)
+		return i;
+	const char *base = strrchr(md->path, '/');
+	base = base ? base + 1 : md->path;
+	char name[256];
+	snprintf(name, sizeof(name), "[%s]", base[0] ? base : "?");
+	return proc_add(m, KEY_MODULE + (uint64_t)mi, name, SP_MODULE, mi);
+}
+
+/* The procedure of a frame's function (an entry address). */
+static uint32_t proc_of_func(struct sp_model *m, uint64_t a)
+{
+	uint32_t i = proc_find(m, a);
+	if (i != SP_NONE)
+		return i;
+	uint32_t k = prof_floor(m->p, a);
+	if (k != SP_NONE && m->p->items[k].addr == a)
+		return proc_of_item(m, k);
+	return proc_of_pc(m, a);
+}
+
+/* The procedure of the profile's function called name (calls:FUNC's target), or a new one. */
+static uint32_t proc_named(struct sp_model *m, const char *name)
+{
+	const struct prof *p = m->p;
+	for (size_t k = 0; k < p->nsyms; k++)
+		if (p->items[k].name && strcmp(p->items[k].name, name) == 0)
+			return proc_of_item(m, (uint32_t)k);
+	uint32_t i = proc_find(m, KEY_TARGET);
+	return i != SP_NONE ? i : proc_add(m, KEY_TARGET, name, SP_UNKNOWN, -1);
+}
+
+static uint32_t profiler(struct sp_model *m)
+{
+	uint32_t i = proc_find(m, KEY_PROFILER);
+	return i != SP_NONE ? i : proc_add(m, KEY_PROFILER, "<profiler>", SP_PROFILER, -1);
+}
+
+static uint32_t edge_add(struct sp_model *m, uint32_t from, uint32_t to, uint64_t site)
+{
+	uint64_t key = ((uint64_t)from * 0x100000001b3ull ^ to) * 0xff51afd7ed558ccdull ^ site;
+	if ((m->nedges + 1) * 2 > m->ehsize) {
+		size_t size = m->ehsize ? m->ehsize * 2 : 256;
+		uint64_t *k = xmalloc(size * sizeof(uint64_t));
+		uint32_t *v = xcalloc(size, sizeof(uint32_t));
+		for (size_t i = 0; i < m->ehsize; i++)
+			if (m->ehvals[i]) {
+				size_t s =
+					(size_t)((m->ehkeys[i] * 0x9e3779b97f4a7c15ull) >> 23) & (size - 1);
+				while (v[s])
+					s = (s + 1) & (size - 1);
+				k[s] = m->ehkeys[i];
+				v[s] = m->ehvals[i];
+			}
+		free(m->ehkeys);
+		free(m->ehvals);
+		m->ehkeys = k;
+		m->ehvals = v;
+		m->ehsize = size;
+	}
+	size_t s = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 23) & (m->ehsize - 1);
+	for (; m->ehvals[s]; s = (s + 1) & (m->ehsize - 1)) {
+		struct sp_edge *e = &m->edges[m->ehvals[s] - 1];
+		if (m->ehkeys[s] == key && e->from == from && e->to == to && e->site == site)
+			return m->ehvals[s] - 1;
+	}
+	GROW(m->edges, m->nedges, m->edges_alloc);
+	struct sp_edge *e = &m->edges[m->nedges];
+	memset(e, 0, sizeof(*e));
+	e->from = from;
+	e->to = to;
+	e->site = site;
+	m->ehkeys[s] = key;
+	m->ehvals[s] = (uint32_t)++m->nedges;
+	return (uint32_t)(m->nedges - 1);
+}
+
+int sp_has_samples(const struct prof *p)
+{
+	const struct gmon_profile *g = &p->spy;
+	if (p->kind != PROF_SPY || !g->sampling)
+		return 0;
+	for (uint32_t t = 0; t < g->nsamples; t++)
+		if (g->samples[t].nstacks)
+			return 1;
+	return 0;
+}
+
+static const struct gmon_thread *thread_of(const struct gmon_profile *g, uint32_t tid)
+{
+	for (uint32_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].tid == tid)
+			return &g->threads[i];
+	return NULL;
+}
+
+/* A thread's heaviest procedures from (proc, weight) pairs, summed per procedure. */
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct sp_pc *x = a, *y = b;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static void thread_top(struct sp_thread *th, struct sp_pc *pairs, size_t n)
+{
+	qsort(pairs, n, sizeof(*pairs), pair_cmp);
+	th->ntop = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double w = 0;
+		for (; j < n && pairs[j].proc == pairs[i].proc; j++)
+			w += pairs[j].w;
+		/* insert into the sorted top list */
+		uint32_t at = th->ntop;
+		while (at > 0 &&
+		       (th->topw[at - 1] < w || (th->topw[at - 1] == w && th->top[at - 1] > pairs[i].proc)))
+			at--;
+		if (at < 8) {
+			uint32_t last = th->ntop < 8 ? th->ntop : 7;
+			for (uint32_t q = last; q > at; q--) {
+				th->top[q] = th->top[q - 1];
+				th->topw[q] = th->topw[q - 1];
+			}
+			th->top[at] = pairs[i].proc;
+			th->topw[at] = w;
+			if (th->ntop < 8)
+				th->ntop++;
+		}
+		i = j;
+	}
+}
+
+static void from_samples(struct sp_model *m)
+{
+	const struct gmon_profile *g = &m->p->spy;
+	const struct gmon_sampling *sp = g->sampling;
+	int ticks = sp->watch == GMON_WATCH_CPU || sp->watch == GMON_WATCH_WALL;
+	m->pc_is_ret = sp->watch == GMON_WATCH_ALLOC || sp->watch == GMON_WATCH_ALLOCBYTES ||
+		       sp->watch == GMON_WATCH_CALLS;
+	m->unit = ticks                              ? "ticks" :
+		  sp->watch == GMON_WATCH_ALLOC      ? "allocations" :
+		  sp->watch == GMON_WATCH_ALLOCBYTES ? "bytes" :
+		  sp->watch == GMON_WATCH_FAULTS     ? "faults" :
+		  sp->watch == GMON_WATCH_CALLS      ? "calls" :
+						       "samples";
+	uint32_t *pstamp = NULL, stamp = 0;
+	size_t pstamp_n = 0;
+	uint32_t *fp = NULL; /* frame procedures of one stack */
+	uint64_t *site = NULL;
+	size_t fp_alloc = 0;
+	uint32_t target = SP_NONE;
+	if (sp->watch == GMON_WATCH_CALLS && sp->target && sp->target[0])
+		target = proc_named(m, sp->target);
+	m->threads = xcalloc(g->nsamples + 1, sizeof(*m->threads));
+	for (uint32_t t = 0; t < g->nsamples; t++) {
+		const struct gmon_samples *ss = &g->samples[t];
+		struct sp_thread *th = &m->threads[m->nthreads++];
+		const struct gmon_thread *gt = thread_of(g, ss->tid);
+		th->tid = ss->tid;
+		th->name = gt && gt->name ? gt->name : "";
+		th->flags = gt ? gt->flags : 0;
+		struct sp_pc *pairs = xmalloc((ss->nstacks + 1) * sizeof(*pairs));
+		size_t npairs = 0;
+		for (uint64_t k = 0; k < ss->nstacks; k++) {
+			const struct gmon_stack *st = &ss->stacks[k];
+			double v = (double)(ticks || sp->watch == GMON_WATCH_NONE ? st->count : st->weight);
+			if (v <= 0)
+				continue;
+			m->grand += v;
+			m->nstacks++;
+			m->ncut += (st->flags & GMON_STACK_CUT) != 0;
+			th->w += v;
+			if (fp_alloc < (size_t)st->depth + 2) {
+				fp_alloc = (size_t)st->depth + 2;
+				fp = xrealloc(fp, fp_alloc * sizeof(uint32_t));
+				site = xrealloc(site, fp_alloc * sizeof(uint64_t));
+			}
+			/* the stack as procedures and the call sites they were called from */
+			uint32_t depth = 0;
+			if (target != SP_NONE &&
+			    (!st->depth || proc_of_func(m, st->frames[0].func) != target)) {
+				/* calls:FUNC: the runtime records FUNC's callers, FUNC's call site as the PC */
+				fp[depth] = target;
+				site[depth++] = st->pc;
+			}
+			for (uint32_t d = 0; d < st->depth; d++, depth++) {
+				fp[depth] = proc_of_func(m, st->frames[d].func);
+				site[depth] = st->frames[d].call_site;
+			}
+			uint32_t pc;
+			int runtime = (st->flags & GMON_STACK_RUNTIME) != 0;
+			if (runtime)
+				pc = profiler(m);
+			else if ((sp->watch == GMON_WATCH_CALLS || st->pc == 0) && depth)
+				pc = fp[0];
+			else if (st->pc == 0)
+				pc = proc_of_pc(m, 0);
+			else
+				pc = proc_of_pc(m, m->pc_is_ret ? st->pc - 1 : st->pc);
+			if (pstamp_n < m->nprocs) {
+				pstamp = xrealloc(pstamp, m->procs_alloc * sizeof(uint32_t));
+				memset(pstamp + pstamp_n, 0, (m->procs_alloc - pstamp_n) * sizeof(uint32_t));
+				pstamp_n = m->procs_alloc;
+			}
+			struct sp_proc *pp = &m->procs[pc];
+			pp->self += v;
+			if (st->flags & GMON_STACK_WAITING) {
+				pp->wait += v;
+				th->wait += v;
+				m->waiting += v;
+			}
+			if (runtime) {
+				m->in_runtime += v;
+				m->procs[depth ? fp[0] : pc].rt += v;
+			} else {
+				pp->prog += v;
+			}
+			int mi = module_of(m, st->pc ? st->pc : st->depth ? st->frames[0].func : 0);
+			m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += v;
+			if (st->pc && !runtime && sp->watch != GMON_WATCH_CALLS) {
+				GROW(m->pcs, m->npcs, m->pcs_alloc);
+				m->pcs[m->npcs++] =
+					(struct sp_pc){ pc, m->pc_is_ret ? st->pc - 1 : st->pc, v };
+			}
+			pairs[npairs++] = (struct sp_pc){ pc, 0, v };
+			/* total: once per distinct procedure on the stack */
+			++stamp;
+			for (uint32_t d = 0; d < depth; d++)
+				if (pstamp[fp[d]] != stamp) {
+					pstamp[fp[d]] = stamp;
+					m->procs[fp[d]].total += v;
+				}
+			int pc_on_stack = pstamp[pc] == stamp;
+			if (!pc_on_stack) {
+				pstamp[pc] = stamp;
+				pp->total += v;
+			}
+			/* calls: once per distinct (caller, callee, site) on the stack */
+			for (uint32_t d = 0; d <= depth; d++) {
+				uint32_t e;
+				if (d == depth && d > 0)
+					e = edge_add(m, SP_ROOT, fp[d - 1], site[d - 1]);
+				else if (d == depth)
+					e = edge_add(m, SP_ROOT, pc, 0);
+				else if (d + 1 < depth)
+					e = edge_add(m, fp[d + 1], fp[d], site[d]);
+				else
+					continue;
+				if (m->edges[e].stamp != stamp) {
+					m->edges[e].stamp = stamp;
+					m->edges[e].w += v;
+				}
+			}
+			if (depth && !pc_on_stack) {
+				uint32_t e = edge_add(m, fp[0], pc, 0);
+				if (m->edges[e].stamp != stamp) {
+					m->edges[e].stamp = stamp;
+					m->edges[e].w += v;
+				}
+			}
+		}
+		thread_top(th, pairs, npairs);
+		free(pairs);
+	}
+	free(pstamp);
+	free(fp);
+	free(site);
+}
+
+/* The arc of the model from prof function a to b, or NULL. */
+static const struct prof_arc *prof_arc_of(const struct prof *p, uint32_t a, uint32_t b)
+{
+	const struct prof_func *f = &p->items[a];
+	for (uint32_t k = 0; k < f->nchild; k++) {
+		const struct prof_arc *pa = &p->arcs[p->child_arcs[f->child0 + k]];
+		if (pa->child == b)
+			return pa;
+	}
+	return NULL;
+}
+
+static uint32_t item_exact(const struct prof *p, uint64_t a)
+{
+	uint32_t k = prof_floor(p, a);
+	return k != SP_NONE && p->items[k].addr == a ? k : SP_NONE;
+}
+
+/* The profile's arcs, as calls (with their corrected inclusive cycles in time mode). */
+static void from_arcs(struct sp_model *m, int timed)
+{
+	const struct prof *p = m->p;
+	const struct gmon_profile *g = &p->spy;
+	double *spont_raw = timed ? xcalloc(p->nsyms + 1, sizeof(double)) : NULL;
+	for (uint32_t t = 0; timed && t < g->nthreads; t++)
+		for (uint64_t j = 0; j < g->threads[t].narcs; j++) {
+			const struct gmon_arc *a = &g->threads[t].arcs[j];
+			uint32_t ce = item_exact(p, a->callee);
+			if (ce != SP_NONE &&
+			    (a->caller <= GMON_CALLER_MANY || item_exact(p, a->caller) == SP_NONE))
+				spont_raw[ce] += (double)a->incl;
+		}
+	for (uint32_t t = 0; t < g->nthreads; t++)
+		for (uint64_t j = 0; j < g->threads[t].narcs; j++) {
+			const struct gmon_arc *a = &g->threads[t].arcs[j];
+			uint32_t ce = item_exact(p, a->callee);
+			uint32_t cr = a->caller > GMON_CALLER_MANY ? item_exact(p, a->caller) : SP_NONE;
+			uint32_t to = ce != SP_NONE ? proc_of_item(m, ce) : proc_of_func(m, a->callee);
+			uint32_t from = cr != SP_NONE                ? proc_of_item(m, cr) :
+					a->caller > GMON_CALLER_MANY ? proc_of_func(m, a->caller) :
+								       SP_ROOT;
+			uint32_t e = edge_add(m, from, to, a->call_site);
+			if (!timed || ce == SP_NONE)
+				continue;
+			double ratio = 1;
+			if (cr != SP_NONE) {
+				const struct prof_arc *pa = prof_arc_of(p, cr, ce);
+				if (pa && pa->m_incl_raw > 0)
+					ratio = pa->m_incl / pa->m_incl_raw;
+			} else if (spont_raw[ce] > 0) {
+				ratio = p->items[ce].m_spont_incl / spont_raw[ce];
+			}
+			m->edges[e].w += (double)a->incl * ratio;
+		}
+	free(spont_raw);
+}
+
+static void from_cycles(struct sp_model *m)
+{
+	const struct prof *p = m->p;
+	const struct gmon_profile *g = &p->spy;
+	m->unit = "cycles";
+	for (size_t i = 0; i < p->nsyms; i++) {
+		const struct prof_func *f = &p->items[i];
+		if (f->m_incl <= 0 && f->m_self <= 0 && !f->arcs_in)
+			continue;
+		uint32_t k = proc_of_item(m, (uint32_t)i); /* may move m->procs */
+		struct sp_proc *pr = &m->procs[k];
+		pr->self += f->m_self;
+		pr->prog += f->m_self;
+		pr->total += f->m_incl > f->m_self ? f->m_incl : f->m_self;
+		m->grand += f->m_self;
+		int mi = module_of(m, f->addr);
+		m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += f->m_self;
+	}
+	/* threads: their functions' self cycles, less the hooks' cost in the whole run's proportion */
+	m->threads = xcalloc(g->nthreads + 1, sizeof(*m->threads));
+	for (uint32_t t = 0; t < g->nthreads; t++) {
+		const struct gmon_thread *gt = &g->threads[t];
+		struct sp_thread *th = &m->threads[m->nthreads++];
+		th->tid = gt->tid;
+		th->name = gt->name ? gt->name : "";
+		th->flags = gt->flags;
+		struct sp_pc *pairs = xmalloc((gt->nfstats + 1) * sizeof(*pairs));
+		for (uint64_t j = 0; j < gt->nfstats; j++) {
+			uint32_t k = item_exact(p, gt->fstats[j].addr);
+			double w = (double)gt->fstats[j].self;
+			if (k != SP_NONE)
+				w *= p->items[k].m_self_raw > 0 ?
+					     p->items[k].m_self / p->items[k].m_self_raw :
+					     0;
+			pairs[j] = (struct sp_pc){ proc_of_func(m, gt->fstats[j].addr), 0, w };
+			th->w += w;
+		}
+		thread_top(th, pairs, gt->nfstats);
+		free(pairs);
+	}
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+{
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->demangle = demangle;
+	if (p->kind != PROF_SPY)
+		return -1;
+	m->sampled = sp_has_samples(p);
+	if (!m->sampled && !p->measured)
+		return -1;
+	const struct gmon_profile *g = &p->spy;
+	m->bins = xcalloc(g->nmodules + 1, sizeof(*m->bins));
+	m->module_w = xcalloc(g->nmodules + 1, sizeof(double));
+	if (m->sampled)
+		from_samples(m);
+	else
+		from_cycles(m);
+	from_arcs(m, !m->sampled);
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].kind == SP_FUNC && strcmp(m->procs[i].name, "main") == 0)
+			edge_add(m, SP_ROOT, (uint32_t)i, 0);
+	/* refs: distinct call sites per callee */
+	uint64_t *pairs = xmalloc((m->nedges + 1) * 2 * sizeof(uint64_t));
+	size_t n = 0;
+	for (size_t i = 0; i < m->nedges; i++)
+		if (m->edges[i].site) {
+			pairs[2 * n] = m->edges[i].to;
+			pairs[2 * n + 1] = m->edges[i].site;
+			n++;
+		}
+	qsort(pairs, n, 2 * sizeof(uint64_t), ref_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || pairs[2 * i] != pairs[2 * i - 2] || pairs[2 * i + 1] != pairs[2 * i - 1])
+			m->procs[pairs[2 * i]].refs++;
+	free(pairs);
+	return 0;
+}
+
+void sp_model_release(struct sp_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		free(m->procs[i].name);
+	free(m->procs);
+	free(m->edges);
+	free(m->pcs);
+	free(m->threads);
+	free(m->module_w);
+	if (m->bins)
+		for (uint32_t i = 0; i < m->p->spy.nmodules; i++)
+			symtab_release(&m->bins[i].t);
+	free(m->bins);
+	free(m->hkeys);
+	free(m->hvals);
+	free(m->ehkeys);
+	free(m->ehvals);
+	memset(m, 0, sizeof(*m));
+}
