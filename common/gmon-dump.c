@@ -188,15 +188,13 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 
 		fprintf(f,
 			"sampling watch=%s flags=0x%" PRIx32 " hz=%" PRIu64 " divisor=%" PRIu64
-			" target=%s start=%s stop=%s expected=%" PRIu64 " taken=%" PRIu64
-			" missed=%" PRIu64 " in_runtime=%" PRIu64 " dropped=%" PRIu64 " cpu_ns=%" PRIu64
-			" faults=%" PRIu64 " allocs=%" PRIu64 " alloc_bytes=%" PRIu64
-			" handler_cycles=%" PRIu64 "\n",
+			" target=%s start=%s stop=%s expected=%" PRIu64 " taken=%" PRIu64 " missed=%" PRIu64
+			" in_runtime=%" PRIu64 " dropped=%" PRIu64 " cpu_ns=%" PRIu64 " faults=%" PRIu64
+			" allocs=%" PRIu64 " alloc_bytes=%" PRIu64 " handler_cycles=%" PRIu64 "\n",
 			gmon_watch_name(s->watch), s->flags, s->hz, s->divisor,
 			s->target && *s->target ? s->target : "-", s->start && *s->start ? s->start : "-",
-			s->stop && *s->stop ? s->stop : "-", s->expected, s->taken, s->missed,
-			s->in_runtime, s->dropped, s->cpu_ns, s->faults, s->allocs, s->alloc_bytes,
-			s->handler_cycles);
+			s->stop && *s->stop ? s->stop : "-", s->expected, s->taken, s->missed, s->in_runtime,
+			s->dropped, s->cpu_ns, s->faults, s->allocs, s->alloc_bytes, s->handler_cycles);
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct gmon_samples *ss = &p->samples[i];
@@ -205,8 +203,8 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			const struct gmon_stack *k = &ss->stacks[j];
 
 			fprintf(f,
-				"stack tid=%" PRIu32 " count=%" PRIu64 " weight=%" PRIu64 " flags=%s%s%s pc=0x%" PRIx64
-				" frames=",
+				"stack tid=%" PRIu32 " count=%" PRIu64 " weight=%" PRIu64
+				" flags=%s%s%s pc=0x%" PRIx64 " frames=",
 				ss->tid, k->count, k->weight, k->flags & GMON_STACK_WAITING ? "waiting," : "",
 				k->flags & GMON_STACK_RUNTIME ? "runtime," : "",
 				k->flags & GMON_STACK_CUT ? "cut," : "", k->pc);

@@ -1,0 +1,324 @@
+/* The encoder of the spy profile file: a struct gmon_profile into bytes, record by record, each with
+ * its CRC, large ones compressed. A part of gmon-io.c, compiled through it (it uses its helpers). */
+/* ---- encoder --------------------------------------------------------------------------------------- */
+
+struct gbuf {
+	uint8_t *items;
+	size_t nr, alloc;
+	int oom;
+};
+
+static uint8_t *gbuf_grow(struct gbuf *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->alloc - b->nr < n) {
+		size_t want = b->alloc ? b->alloc : 4096;
+		uint8_t *p;
+
+		while (want - b->nr < n) {
+			if (want > SIZE_MAX / 2) {
+				b->oom = 1;
+				return NULL;
+			}
+			want *= 2;
+		}
+		p = realloc(b->items, want);
+		if (!p) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->items = p;
+		b->alloc = want;
+	}
+	b->nr += n;
+	return b->items + b->nr - n;
+}
+
+static void put_n(struct gbuf *b, uint64_t v, int n)
+{
+	uint8_t *p = gbuf_grow(b, (size_t)n);
+
+	if (p)
+		put_le(p, v, n);
+}
+
+static void put_u32(struct gbuf *b, uint32_t v)
+{
+	put_n(b, v, 4);
+}
+
+static void put_u64(struct gbuf *b, uint64_t v)
+{
+	put_n(b, v, 8);
+}
+
+static void put_bytes(struct gbuf *b, const void *s, size_t n)
+{
+	uint8_t *p;
+
+	if (n > GMON_STR_MAX)
+		n = GMON_STR_MAX; /* the reader refuses longer; never write what cannot be read */
+	put_u32(b, (uint32_t)n);
+	p = gbuf_grow(b, n);
+	if (p && n)
+		memcpy(p, s, n);
+}
+
+static void put_str(struct gbuf *b, const char *s)
+{
+	put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* A record is begun by reserving its header; rec_end() fills it in, compressing if worth it. */
+static size_t rec_begin(struct gbuf *b)
+{
+	gbuf_grow(b, GMON_RECORD_HEADER_SIZE);
+	return b->nr - GMON_RECORD_HEADER_SIZE;
+}
+
+static void rec_end(struct gbuf *b, size_t at, uint16_t tag, int level)
+{
+	size_t start = at + GMON_RECORD_HEADER_SIZE, raw;
+	uint16_t flags = 0;
+	uint8_t *h;
+	uint32_t crc;
+
+	if (b->oom)
+		return;
+	raw = b->nr - start;
+	if (level > 0 && raw >= GMON_ZLIB_MIN && z_load()) {
+		uLongf clen = z_bound((uLong)raw);
+		uint8_t *z = malloc(clen + 8);
+
+		if (z && z_compress(z + 8, &clen, b->items + start, (uLong)raw, level) == Z_OK &&
+		    clen + 8 < raw) {
+			put_le(z, raw, 8);
+			memcpy(b->items + start, z, clen + 8);
+			b->nr = start + clen + 8;
+			flags |= GMON_REC_ZLIB;
+		}
+		free(z);
+	}
+	h = b->items + at;
+	put_le(h, tag, 2);
+	put_le(h + 2, flags, 2);
+	put_le(h + 4, 0, 4);
+	put_le(h + 8, b->nr - start, 8);
+	/* the CRC covers the header (its own field as zero) and the stored payload */
+	crc = gmon_crc32(0, h, GMON_RECORD_HEADER_SIZE);
+	crc = gmon_crc32(crc, b->items + start, b->nr - start);
+	put_le(h + 4, crc, 4);
+}
+
+static void enc_header(struct gbuf *b, const struct gmon_header *h)
+{
+	put_str(b, h->tool);
+	put_u32(b, h->abi);
+	put_u32(b, h->pid);
+	put_u32(b, h->ppid);
+	put_u32(b, h->mode);
+	put_u32(b, h->flags);
+	put_u64(b, h->start_ns);
+	put_u64(b, h->end_ns);
+	put_u64(b, h->tsc_hz);
+	put_u64(b, h->hook_out_mcyc);
+	put_u64(b, h->hook_in_mcyc);
+	put_u64(b, h->tsc_read_mcyc);
+	put_u64(b, h->dropped_arcs);
+	put_u64(b, h->dropped_funcs);
+	put_u64(b, h->dropped_frames);
+	put_u64(b, h->abandoned);
+	put_u64(b, h->unmatched);
+	put_u64(b, h->slots_lost);
+	put_u64(b, h->unregistered);
+	put_str(b, h->error);
+	put_u32(b, h->argc);
+	for (uint32_t i = 0; i < h->argc; i++)
+		put_str(b, h->argv[i]);
+}
+
+static void enc_module(struct gbuf *b, const struct gmon_module *m)
+{
+	put_u32(b, m->id);
+	put_u32(b, m->flags);
+	put_u64(b, m->base);
+	put_u64(b, m->text_lo);
+	put_u64(b, m->text_hi);
+	put_str(b, m->path);
+	put_bytes(b, m->build_id, m->build_id_len);
+}
+
+static void enc_funcs(struct gbuf *b, const struct gmon_funcs *fs)
+{
+	put_u32(b, fs->module);
+	put_u32(b, fs->plugin_mode);
+	put_u32(b, fs->nr);
+	for (uint32_t i = 0; i < fs->nr; i++) {
+		const struct gmon_func *f = &fs->funcs[i];
+
+		put_u64(b, f->addr);
+		put_u64(b, f->count);
+		put_u32(b, f->line);
+		put_u32(b, f->flags);
+		put_str(b, f->name);
+		put_str(b, f->file);
+	}
+}
+
+static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
+{
+	put_u32(b, t->tid);
+	put_u32(b, t->flags);
+	put_u64(b, t->start_ns);
+	put_u64(b, t->end_ns);
+	put_str(b, t->name);
+	put_u64(b, t->dropped_arcs);
+	put_u64(b, t->dropped_funcs);
+	put_u64(b, t->dropped_frames);
+	put_u64(b, t->abandoned);
+	put_u64(b, t->unmatched);
+	put_u64(b, t->narcs);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		const struct gmon_arc *a = &t->arcs[i];
+		uint8_t *p = gbuf_grow(b, 48);
+
+		if (!p)
+			return;
+		put_le(p, a->call_site, 8);
+		put_le(p + 8, a->caller, 8);
+		put_le(p + 16, a->callee, 8);
+		put_le(p + 24, a->count, 8);
+		put_le(p + 32, a->incl, 8);
+		put_le(p + 40, a->self, 8);
+	}
+	put_u64(b, t->nfstats);
+	for (uint64_t i = 0; i < t->nfstats; i++) {
+		const struct gmon_fstat *f = &t->fstats[i];
+		uint32_t nh = GMON_HIST_BUCKETS;
+
+		while (nh && !f->hist[nh - 1])
+			nh--; /* trailing empty buckets are left out */
+		put_u64(b, f->addr);
+		put_u64(b, f->calls);
+		put_u64(b, f->incl);
+		put_u64(b, f->self);
+		put_u64(b, f->min);
+		put_u64(b, f->max);
+		put_u32(b, nh);
+		for (uint32_t j = 0; j < nh; j++)
+			put_u64(b, f->hist[j]);
+	}
+	put_u64(b, t->ncounts);
+	for (uint64_t i = 0; i < t->ncounts; i++) {
+		put_u64(b, t->counts[i].addr);
+		put_u64(b, t->counts[i].count);
+	}
+}
+
+static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)
+{
+	put_u32(b, s->watch);
+	put_u32(b, s->flags);
+	put_u64(b, s->hz);
+	put_u64(b, s->divisor);
+	put_str(b, s->target);
+	put_str(b, s->start);
+	put_str(b, s->stop);
+	put_u64(b, s->expected);
+	put_u64(b, s->taken);
+	put_u64(b, s->missed);
+	put_u64(b, s->in_runtime);
+	put_u64(b, s->dropped);
+	put_u64(b, s->cpu_ns);
+	put_u64(b, s->faults);
+	put_u64(b, s->allocs);
+	put_u64(b, s->alloc_bytes);
+	put_u64(b, s->handler_cycles);
+}
+
+static void enc_samples(struct gbuf *b, const struct gmon_samples *s)
+{
+	put_u32(b, s->tid);
+	put_u64(b, s->nstacks);
+	for (uint64_t i = 0; i < s->nstacks; i++) {
+		const struct gmon_stack *k = &s->stacks[i];
+
+		put_u64(b, k->count);
+		put_u64(b, k->weight);
+		put_u64(b, k->pc);
+		put_u32(b, k->flags);
+		put_u32(b, k->depth);
+		for (uint32_t j = 0; j < k->depth; j++) {
+			put_u64(b, k->frames[j].func);
+			put_u64(b, k->frames[j].call_site);
+		}
+	}
+}
+
+int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *len)
+{
+	struct gbuf b = { 0 };
+	uint32_t nrec = 0;
+	uint8_t *h;
+	size_t at;
+
+	h = gbuf_grow(&b, GMON_FILE_HEADER_SIZE);
+	if (h) {
+		memcpy(h, GMON_MAGIC, 4);
+		put_le(h + 4, GMON_SPY_VERSION, 4);
+		put_le(h + 8, GMON_SPY_MINOR, 4);
+		put_le(h + 12, gmon_crc32(0, h, 12), 4);
+	}
+	at = rec_begin(&b);
+	enc_header(&b, &p->hdr);
+	rec_end(&b, at, GMON_TAG_HEADER, level);
+	nrec++;
+	for (uint32_t i = 0; i < p->nmodules; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_module(&b, &p->modules[i]);
+		rec_end(&b, at, GMON_TAG_MODULE, level);
+	}
+	for (uint32_t i = 0; i < p->nfuncsets; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_funcs(&b, &p->funcsets[i]);
+		rec_end(&b, at, GMON_TAG_FUNCS, level);
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_thread(&b, &p->threads[i]);
+		rec_end(&b, at, GMON_TAG_THREAD, level);
+	}
+	if (p->sampling) {
+		at = rec_begin(&b);
+		enc_sampling(&b, p->sampling);
+		rec_end(&b, at, GMON_TAG_SAMPLING, level);
+		nrec++;
+	}
+	for (uint32_t i = 0; i < p->nsamples; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_samples(&b, &p->samples[i]);
+		rec_end(&b, at, GMON_TAG_SAMPLES, level);
+	}
+	at = rec_begin(&b);
+	put_u32(&b, p->ncounters);
+	for (uint32_t i = 0; i < p->ncounters; i++) {
+		put_str(&b, p->counters[i].name);
+		put_u64(&b, p->counters[i].value);
+	}
+	rec_end(&b, at, GMON_TAG_COUNTERS, level);
+	nrec++;
+	/* END states the number of records before it and the file's length, so a file cut at a
+	 * record boundary is caught too */
+	at = rec_begin(&b);
+	put_u32(&b, nrec);
+	put_u64(&b, b.nr + 8);
+	rec_end(&b, at, GMON_TAG_END, 0);
+	if (b.oom) {
+		free(b.items);
+		return -1;
+	}
+	*out = b.items;
+	*len = b.nr;
+	return 0;
+}
