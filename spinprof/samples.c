@@ -299,6 +299,7 @@ static void from_samples(struct sp_model *m)
 	const struct gmon_profile *g = &m->p->spy;
 	const struct gmon_sampling *sp = g->sampling;
 	int ticks = sp->watch == GMON_WATCH_CPU || sp->watch == GMON_WATCH_WALL;
+	double period_ns = sp->hz ? 1e9 / (double)sp->hz : 0;
 	m->pc_is_ret = sp->watch == GMON_WATCH_ALLOC || sp->watch == GMON_WATCH_ALLOCBYTES ||
 		       sp->watch == GMON_WATCH_CALLS;
 	m->unit = ticks                              ? "ticks" :
@@ -327,7 +328,13 @@ static void from_samples(struct sp_model *m)
 		size_t npairs = 0;
 		for (uint64_t k = 0; k < ss->nstacks; k++) {
 			const struct gmon_stack *st = &ss->stacks[k];
-			double v = (double)(ticks || sp->watch == GMON_WATCH_NONE ? st->count : st->weight);
+			/* cpu, wall: the time a stack stands for, in ticks of the asked rate; a signal
+			 * may stand for several ticks (the kernel checks CPU timers at its own tick),
+			 * and a waiting stack for however long the thread was off the CPU */
+			double v = ticks && period_ns > 0 ?
+					   (double)st->weight / period_ns :
+					   (double)(ticks || sp->watch == GMON_WATCH_NONE ? st->count :
+											    st->weight);
 			if (v <= 0)
 				continue;
 			m->grand += v;
