@@ -15,6 +15,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 say() { printf '\n== %s\n' "$*"; }
+# the call graph entry of work(): its callers' lines and its own
+work_entry() { awk '/^---/ || /^index/ { b = ""; next } { b = b $0 "\n" } /^\[[0-9]+\].* work \[/ { printf "%s", b; exit }'; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
 say "compile samples/recursion.c with the plugin: fib(20) and mutually recursive is_even/is_odd"
@@ -41,3 +43,16 @@ echo "calls of work(), of 10000000: spy ${spy:-?}, gprof ${gnu:-?} (glibc's mcou
 
 say "spinprof reads gcc -pg profiles too, as gprof is called (flat profile of the same run)"
 run "$SPINPROF" -b -p threads-pg gmon.out
+
+say "twocallers: work() runs 100 times from heavy(), 100x longer each, and 10000 times from light()"
+run "$CC" -O2 -g -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/twocallers.c" -o twocallers "${RT[@]}"
+run ./twocallers 20000
+echo "spy measures each arc's time: work's time splits between its callers as it really does"
+"$SPINPROF" -b -q gmon.out | work_entry
+say "the Spy report of the same run (sampled by CPU time): each procedure under its immediate dominator"
+"$SPINPROF" --spy --cutoff=2 gmon.out | sed -n '/^watching:/,/^cutoff:/p;/^Breakdown of procedures/,/^Breakdown of highly/p' |
+	grep -v '^Breakdown of highly'
+run "$CC" -O2 -pg -I"$SPY_SRC/samples" "$SPY_SRC/samples/twocallers.c" -o twocallers-pg
+run ./twocallers-pg 20000
+echo "gprof splits work's time by calls, 100:10000, as if every call took as long:"
+gprof -b -q twocallers-pg gmon.out | work_entry
