@@ -93,9 +93,6 @@ static void header(const struct out *u)
 			fputs("warning: the event source could not be set up\n", f);
 		if (s->flags & GMON_SAMP_THREADS_CUT)
 			fputs("warning: some threads could not be sampled\n", f);
-		if (p->nprofiles > 1)
-			fputs("note: profiles are summed without their samples: these are the first file's\n",
-			      f);
 		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
 		fprintf(f, "samples: %llu taken, %.1f per second; %.0f %s in all\n",
 			(unsigned long long)s->taken,

@@ -64,7 +64,158 @@ static void merge_funcs(struct gmon_profile *p, struct gmon_profile *q)
 	free(refs);
 }
 
-/* Move q's threads, functions and modules into p, addresses relocated to p's load addresses. */
+/* What a profile's samples count, for the refusal line: "cpu at 100 Hz", "calls of f, one event
+ * in 10 kept, start g". */
+static void watch_desc(char *buf, size_t n, const struct gmon_sampling *s)
+{
+	size_t at = 0;
+#define ADD(...) (at += (size_t)snprintf(buf + at, at < n ? n - at : 0, __VA_ARGS__), at = at < n ? at : n)
+	ADD("%s", gmon_watch_name(s->watch));
+	if (s->watch == GMON_WATCH_CALLS)
+		ADD(" of %s", s->target);
+	if (s->watch == GMON_WATCH_CPU || s->watch == GMON_WATCH_WALL)
+		ADD(" at %llu Hz", (unsigned long long)s->hz);
+	if (s->divisor > 1)
+		ADD(", one event in %llu kept", (unsigned long long)s->divisor);
+	if (s->start[0])
+		ADD(", start %s", s->start);
+	if (s->stop[0])
+		ADD(", stop %s", s->stop);
+#undef ADD
+}
+
+/* Samples add up only when they count the same thing in the same unit: the same watch (and
+ * calls' function), rate (cpu, wall: one tick's length) and divisor, between the same triggers. */
+static int same_watch(const struct gmon_sampling *a, const struct gmon_sampling *b)
+{
+	int ticks = a->watch == GMON_WATCH_CPU || a->watch == GMON_WATCH_WALL;
+	return a->watch == b->watch && (!ticks || a->hz == b->hz) && a->divisor == b->divisor &&
+	       strcmp(a->target, b->target) == 0 && strcmp(a->start, b->start) == 0 &&
+	       strcmp(a->stop, b->stop) == 0;
+}
+
+static uint64_t stack_hash(const struct gmon_stack *k)
+{
+	uint64_t h = (k->pc ^ ((uint64_t)k->flags << 32 | k->depth)) * 0x9e3779b97f4a7c15ull;
+	for (uint32_t d = 0; d < k->depth; d++)
+		h = ((h ^ k->frames[d].func) * 0x100000001b3ull ^ k->frames[d].call_site) *
+		    0xff51afd7ed558ccdull;
+	return h ^ h >> 29;
+}
+
+static int stack_eq(const struct gmon_stack *a, const struct gmon_stack *b)
+{
+	return a->pc == b->pc && a->flags == b->flags && a->depth == b->depth &&
+	       (a->depth == 0 || memcmp(a->frames, b->frames, a->depth * sizeof(*a->frames)) == 0);
+}
+
+/* One thread's stacks qs (relocated) into ps: a stack ps has already (same PC, flags and frames)
+ * gets qs's count and weight added, the others are appended; qs is left empty. */
+static void samples_add(struct gmon_samples *ps, struct gmon_samples *qs)
+{
+	size_t n = (size_t)(ps->nstacks + qs->nstacks), size = 16, ns = (size_t)ps->nstacks;
+	while (size < 2 * n)
+		size *= 2;
+	size_t *slot = xcalloc(size, sizeof(size_t)); /* stack index + 1, 0 empty */
+	struct gmon_stack *st = xrealloc(ps->stacks, (n + 1) * sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		const struct gmon_stack *k = i < ns ? &st[i] : &qs->stacks[i - ns];
+		size_t s = (size_t)stack_hash(k) & (size - 1);
+		while (slot[s] && !stack_eq(&st[slot[s] - 1], k))
+			s = (s + 1) & (size - 1);
+		if (i < ns) {
+			slot[s] = i + 1; /* ps's own stacks are kept as they are, even repeated */
+		} else if (slot[s]) {
+			st[slot[s] - 1].count += k->count;
+			st[slot[s] - 1].weight += k->weight;
+		} else {
+			st[ps->nstacks] = *k;
+			slot[s] = (size_t)++ps->nstacks;
+		}
+	}
+	free(slot);
+	/* all frames into one new array, stack after stack, as the decoder lays them out */
+	uint64_t nf = 0, at = 0;
+	for (uint64_t i = 0; i < ps->nstacks; i++)
+		nf += st[i].depth;
+	struct gmon_frame *fr = xmalloc((size_t)(nf + 1) * sizeof(*fr));
+	for (uint64_t i = 0; i < ps->nstacks; i++) {
+		if (st[i].depth)
+			memcpy(fr + at, st[i].frames, st[i].depth * sizeof(*fr));
+		st[i].frames = st[i].depth ? fr + at : NULL;
+		at += st[i].depth;
+	}
+	free(ps->frames);
+	ps->stacks = st;
+	ps->frames = fr;
+	ps->nframes = nf;
+	free(qs->stacks);
+	free(qs->frames);
+	memset(qs, 0, sizeof(*qs));
+}
+
+struct tid_ref {
+	uint32_t tid, i;
+};
+
+static int tid_ref_cmp(const void *a, const void *b)
+{
+	const struct tid_ref *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* q's sampling totals and stacks (already relocated) into p. The totals add (same_watch() has
+ * been checked); a profile without samples adds none. Stacks stay per thread id: a thread p has
+ * already gets q's stacks of that thread (the first of its records, when a tid was reused). */
+static void merge_samples(struct gmon_profile *p, struct gmon_profile *q)
+{
+	struct gmon_sampling *s = p->sampling, *t = q->sampling;
+	if (t && !s) {
+		p->sampling = t;
+		q->sampling = NULL;
+	} else if (t) {
+		s->flags |= t->flags;
+		s->expected += t->expected;
+		s->taken += t->taken;
+		s->missed += t->missed;
+		s->in_runtime += t->in_runtime;
+		s->dropped += t->dropped;
+		s->cpu_ns += t->cpu_ns;
+		s->faults += t->faults;
+		s->allocs += t->allocs;
+		s->alloc_bytes += t->alloc_bytes;
+		s->handler_cycles += t->handler_cycles;
+	}
+	uint32_t n = p->nsamples;
+	struct tid_ref *refs = xmalloc((n + 1) * sizeof(*refs));
+	for (uint32_t i = 0; i < n; i++)
+		refs[i] = (struct tid_ref){ p->samples[i].tid, i };
+	qsort(refs, n, sizeof(*refs), tid_ref_cmp);
+	p->samples = xrealloc(p->samples, (p->nsamples + q->nsamples + 1) * sizeof(*p->samples));
+	for (uint32_t j = 0; j < q->nsamples; j++) {
+		struct gmon_samples *qs = &q->samples[j];
+		size_t lo = 0, hi = n;
+		while (lo < hi) { /* the first of p's records with qs's tid */
+			size_t mid = (lo + hi) / 2;
+			if (refs[mid].tid < qs->tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && refs[lo].tid == qs->tid) {
+			samples_add(&p->samples[refs[lo].i], qs);
+		} else {
+			p->samples[p->nsamples++] = *qs;
+			memset(qs, 0, sizeof(*qs));
+		}
+	}
+	free(refs);
+}
+
+/* Move q's threads, functions, modules and samples into p, addresses relocated to p's load
+ * addresses. */
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 {
 	int64_t *delta = xcalloc(q->nmodules + 1, sizeof(int64_t));
@@ -122,8 +273,19 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 			if (t->counts[j].addr)
 				RELOC(t->counts[j].addr);
 	}
+	for (uint32_t i = 0; i < q->nsamples; i++) {
+		struct gmon_samples *ss = &q->samples[i];
+		for (uint64_t j = 0; j < ss->nstacks; j++)
+			if (ss->stacks[j].pc)
+				RELOC(ss->stacks[j].pc);
+		for (uint64_t j = 0; j < ss->nframes; j++) {
+			RELOC(ss->frames[j].func);
+			RELOC(ss->frames[j].call_site);
+		}
+	}
 #undef RELOC
 	merge_funcs(p, q);
+	merge_samples(p, q);
 	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
 	memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
 	p->nthreads += q->nthreads;
@@ -442,6 +604,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 {
 	char err[512];
+	int sampled = 0; /* the first file with samples: the watch the others must share */
 	for (int i = 0; i < n; i++) {
 		struct gmon_profile q;
 		uint8_t *buf;
@@ -463,8 +626,18 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
 			return -1;
 		}
+		if (q.sampling && !p->spy.sampling)
+			sampled = i;
 		if (i == 0) {
 			p->spy = q;
+		} else if (q.sampling && p->spy.sampling && !same_watch(q.sampling, p->spy.sampling)) {
+			char w[256], v[256];
+			watch_desc(w, sizeof(w), q.sampling);
+			watch_desc(v, sizeof(v), p->spy.sampling);
+			fprintf(stderr, "spinprof: %s: watches %s, %s watches %s: cannot sum\n", paths[i], w,
+				paths[sampled], v);
+			gmon_profile_release(&q);
+			return -1;
 		} else {
 			spy_merge(&p->spy, &q);
 			gmon_profile_release(&q);

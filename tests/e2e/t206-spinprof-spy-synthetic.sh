@@ -393,7 +393,7 @@ nothing_to_weigh() {
 check "--spy on a profile with neither samples nor times: one line naming the file, status 2" nothing_to_weigh
 
 twice() {
-	# a second profile summed in: the report stays consistent (the first file's samples, no crash)
+	# a second profile summed in: the report stays consistent (the samples of both files, no crash)
 	run two --spy -b "$T/wall.out" "$T/wall.out" || return 1
 	tree_entries "$T/two.txt" | awk '{ print $4 }' | sort | uniq -d | grep -q . && { echo "printed twice"; return 1; }
 	return 0
