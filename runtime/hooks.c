@@ -63,8 +63,7 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 			s->max = incl;
 		if (b >= SPY_HIST_BUCKETS)
 			b = SPY_HIST_BUCKETS - 1;
-		if (likely(s->hist[b] != UINT32_MAX))
-			s->hist[b]++;
+		s->hist[b]++;
 		f[-1].children += incl; /* at depth 0, the sentinel's */
 	}
 }
@@ -92,6 +91,7 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 {
 	struct spy_arc *a = &t->arcs.arc[ai];
 	struct spy_frame *f = &t->stack[n];
+	uint32_t fi = timed ? a->func : 0; /* read once: the frame's stores may alias it */
 
 	/* the caller's function, from the shadow stack: exact even when the call site is in code
 	 * without hooks; an arc reached from several (qsort's callback) says so */
@@ -103,13 +103,13 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 	f->call_site = cs;
 	if (timed) {
 		f->arc = ai;
-		f->func = a->func;
+		f->func = fi;
 		f->children = 0;
 	}
 	barrier();
 	t->depth = n + 1;
 	if (timed) {
-		t->arcs.fstat[a->func].depth++;
+		t->arcs.fstat[fi].depth++;
 		f->entry = now;
 	}
 }

@@ -92,7 +92,7 @@ struct spy_fstat {
 	uint32_t next;  /* hash chain */
 	uint32_t depth; /* active activations: inclusive time is added at the outermost only */
 	uint64_t min, max;
-	uint32_t hist[SPY_HIST_BUCKETS]; /* saturating */
+	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
 };
 
 #define SPY_L1_BITS 16
