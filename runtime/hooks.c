@@ -263,15 +263,13 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	t->busy = 0;
 }
 
-SPY_EXPORT void __spy_exit(void *self)
+static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
+							  int timed)
 {
-	struct spy_thread *t = spy_tls_thread;
-	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, now = 0;
+	/* first, so the hook's own work is not charged to the callee */
+	uint64_t now = timed ? spy_cycles() : 0;
 	struct spy_frame *top;
 
-	/* first, so the hook's own work is not charged to the callee */
-	if (t->timed)
-		now = spy_cycles();
 	if (unlikely(t->gate)) {
 		if (t->busy)
 			return;
@@ -280,13 +278,21 @@ SPY_EXPORT void __spy_exit(void *self)
 	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 	if (unlikely(top->self != s || top->sp != sp))
 		goto slow;
-	if (t->timed)
-		pop_frame_as(t, now, 1);
-	else
-		pop_frame_as(t, now, 0);
+	pop_frame_as(t, now, timed);
 	return;
 slow:
 	exit_slow(t, s, sp, now);
+}
+
+SPY_EXPORT void __spy_exit(void *self)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self;
+
+	if (t->timed)
+		exit_as(t, s, sp, 1);
+	else
+		exit_as(t, s, sp, 0);
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */
