@@ -221,7 +221,7 @@ static void site_text(struct sp_model *m, const struct sp_edge *e, char *buf, si
 	const struct sp_proc *to = &m->procs[e->to];
 	if (e->site && sp_src(m, e->site - 1, &file, &line) == 0)
 		snprintf(buf, n, "(%s:%u)", base_name(file), line);
-	else if (to->file)
+	else if (e->site && to->file) /* the binary is gone: where the callee is defined */
 		snprintf(buf, n, "(%s:%u)", base_name(to->file), to->line);
 	else if (e->site)
 		snprintf(buf, n, "(0x%llx)", (unsigned long long)e->site);
