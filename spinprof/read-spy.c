@@ -630,6 +630,13 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			sampled = i;
 		if (i == 0) {
 			p->spy = q;
+		} else if (q.hdr.mode != p->spy.hdr.mode) {
+			/* a time profile's cycles and an arcs profile's counts cannot make one call graph */
+			fprintf(stderr, "spinprof: %s: recorded in mode %s, %s in mode %s: cannot sum\n",
+				paths[i], gmon_mode_name(q.hdr.mode), paths[0],
+				gmon_mode_name(p->spy.hdr.mode));
+			gmon_profile_release(&q);
+			return -1;
 		} else if (q.sampling && p->spy.sampling && !same_watch(q.sampling, p->spy.sampling)) {
 			char w[256], v[256];
 			watch_desc(w, sizeof(w), q.sampling);

@@ -7,6 +7,7 @@
 # - -s over several spy profiles writes a gmon.sum that lists each function once (its count the sum), the
 #   threads of both runs, and reads back to the report of the profiles given together; two different runs
 #   as well as one profile given twice.
+# - Profiles recorded in different modes (time and arcs) are refused, not summed.
 # - The call graph's granularity line: in time mode the cycle's length (1e9 / the header's time-stamp
 #   rate) and the seconds of all self times, in arcs mode that there are no times, and for a gcc -pg
 #   program exactly gprof's line.
@@ -140,7 +141,15 @@ granularity_gnu() {
 		<(cd "$d" && "$SPINPROF" -b -q ./prog gmon.out | grep '^granularity')
 }
 
-tap_plan 10
+mixed_modes() {
+	local rc=0
+	"$SPINPROF" -b "$T/calls-time.out" "$T/calls-arcs.out" >"$T/mixed.txt" 2>"$T/mixed.err" || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/mixed.err")" = 1 ] &&
+		grep -q "^spinprof: $T/calls-arcs.out: recorded in mode arcs, $T/calls-time.out in mode time: cannot sum\$" "$T/mixed.err" ||
+		{ echo "status $rc, stderr:"; cat "$T/mixed.err"; return 1; }
+}
+
+tap_plan 11
 if sp_check "exceptions (C++): builds, runs in time mode" build_run exceptions; then
 	cp "$T/exceptions-time.out" "$T/exceptions.out"
 	check "--no-demangle: assembler names, with the sample's calls and arcs" no_demangle
@@ -155,8 +164,9 @@ if sp_check "calls: builds, runs in time and arcs mode" eval 'build_run calls ti
 	check "-s of two runs: each function once, counts summed" sum_two_runs
 	check "granularity, time mode: the cycle's length and the seconds in all" granularity_time
 	check "granularity, arcs mode: no times" granularity_arcs
+	check "a time profile and an arcs profile are not summed: one line, exit 2" mixed_modes
 else
-	for _ in 1 2 3 4; do not_ok "calls (no profile)"; done
+	for _ in 1 2 3 4 5; do not_ok "calls (no profile)"; done
 fi
 check "granularity, gcc -pg program: gprof's line" granularity_gnu
 tap_done
