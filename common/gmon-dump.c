@@ -59,15 +59,6 @@ static const char *sym_name(const struct symtab *t, uint64_t addr, char *buf, si
 	return buf;
 }
 
-/* The module holding a text address, or NULL. */
-static const struct gmon_module *mod_of(const struct gmon_profile *p, uint64_t addr)
-{
-	for (uint32_t i = 0; i < p->nmodules; i++)
-		if (addr >= p->modules[i].text_lo && addr < p->modules[i].text_hi)
-			return &p->modules[i];
-	return NULL;
-}
-
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
 	fprintf(f,
@@ -153,7 +144,8 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			th->start_ns, th->end_ns);
 		for (uint64_t j = 0; j < th->narcs; j++) {
 			const struct gmon_arc *a = &th->arcs[j];
-			const struct gmon_module *m = mod_of(p, a->call_site);
+			int mi = gmon_module_at(p, a->call_site);
+			const struct gmon_module *m = mi < 0 ? NULL : &p->modules[mi];
 
 			fprintf(f,
 				"arc tid=%" PRIu32 " caller=%s callee=%s count=%" PRIu64 " incl=%" PRIu64

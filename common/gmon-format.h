@@ -257,6 +257,7 @@ struct gmon_profile {
 #define gmon_dump spyrt_gmon_dump
 #define gmon_mode_name spyrt_gmon_mode_name
 #define gmon_tag_name spyrt_gmon_tag_name
+#define gmon_module_at spyrt_gmon_module_at
 #define gmon_watch_name spyrt_gmon_watch_name
 #define gmon_watch_parse spyrt_gmon_watch_parse
 #define gmon_crc32 spyrt_gmon_crc32
@@ -289,6 +290,9 @@ void gmon_dump(FILE *f, const struct gmon_profile *p);
 /* Names for enum spy_mode and enum gmon_tag values (never NULL). */
 const char *gmon_mode_name(uint32_t mode);
 const char *gmon_tag_name(uint32_t tag);
+
+/* The index of the module whose text holds addr, or -1. */
+int gmon_module_at(const struct gmon_profile *p, uint64_t addr);
 
 /* The name of an enum gmon_watch value as SPYRT_WATCH spells it ("cpu", "allocbytes"; never NULL),
  * and the value of a name (-1 when unknown; "calls" alone, without ":FUNC"). */

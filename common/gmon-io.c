@@ -171,6 +171,14 @@ const char *gmon_tag_name(uint32_t tag)
 	return "unknown";
 }
 
+int gmon_module_at(const struct gmon_profile *p, uint64_t addr)
+{
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		if (addr >= p->modules[i].text_lo && addr < p->modules[i].text_hi)
+			return (int)i;
+	return -1;
+}
+
 void gmon_profile_init(struct gmon_profile *p)
 {
 	memset(p, 0, sizeof(*p));

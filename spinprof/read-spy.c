@@ -340,14 +340,6 @@ static uint32_t find_exact(const struct addr_hash *h, uint64_t addr)
 	return h->vals[s] ? h->vals[s] - 1 : PROF_NONE;
 }
 
-static const struct gmon_module *module_of(const struct gmon_profile *g, uint64_t addr)
-{
-	for (uint32_t i = 0; i < g->nmodules; i++)
-		if (addr >= g->modules[i].text_lo && addr < g->modules[i].text_hi)
-			return &g->modules[i];
-	return NULL;
-}
-
 struct spy_bins {
 	struct symtab *items; /* one per module, loaded lazily */
 	int *state;           /* 0 not tried, 1 usable, -1 missing or different */
@@ -360,12 +352,8 @@ static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *
 {
 	uint32_t i = (uint32_t)(m - g->modules);
 	if (b->state[i] == 0) {
-		char err[128];
-		struct symtab *t = &b->items[i];
 		b->state[i] = -1;
-		if (m->path[0] && symtab_load(t, m->path, err, sizeof(err)) == 0 &&
-		    (m->build_id_len == 0 || (t->build_id_len == m->build_id_len &&
-					      memcmp(t->build_id, m->build_id, m->build_id_len) == 0)))
+		if (symtab_load_module(&b->items[i], m) == 0)
 			b->state[i] = 1;
 		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
 			fprintf(stderr,
@@ -401,7 +389,8 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 	h->keys[slot] = addr;
 	h->vals[slot] = UINT32_MAX; /* index fixed once all are in */
 	const struct gmon_profile *g = &p->spy;
-	const struct gmon_module *m = module_of(g, addr);
+	int mi = gmon_module_at(g, addr);
+	const struct gmon_module *m = mi < 0 ? NULL : &g->modules[mi];
 	struct symtab *t = m ? spy_binary(b, g, m) : NULL;
 	char name[64];
 	const char *nm = name;

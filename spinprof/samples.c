@@ -78,11 +78,7 @@ static uint32_t prof_floor(const struct prof *p, uint64_t a)
 
 static int module_of(const struct sp_model *m, uint64_t a)
 {
-	const struct gmon_profile *g = &m->p->spy;
-	for (uint32_t i = 0; i < g->nmodules; i++)
-		if (a >= g->modules[i].text_lo && a < g->modules[i].text_hi)
-			return (int)i;
-	return -1;
+	return gmon_module_at(&m->p->spy, a);
 }
 
 /* The binary of module i, when it is there and is the one that ran (read-spy.c has warned). */
@@ -90,14 +86,8 @@ static struct symtab *binary(struct sp_model *m, int i)
 {
 	const struct gmon_module *md = &m->p->spy.modules[i];
 	struct sp_bin *b = &m->bins[i];
-	if (b->state == 0) {
-		char err[128];
-		b->state = -1;
-		if (md->path[0] && symtab_load(&b->t, md->path, err, sizeof(err)) == 0 &&
-		    (md->build_id_len == 0 || (b->t.build_id_len == md->build_id_len &&
-					       memcmp(b->t.build_id, md->build_id, md->build_id_len) == 0)))
-			b->state = 1;
-	}
+	if (b->state == 0)
+		b->state = symtab_load_module(&b->t, md) == 0 ? 1 : -1;
 	return b->state == 1 ? &b->t : NULL;
 }
 

@@ -232,6 +232,18 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 	return 0;
 }
 
+int symtab_load_module(struct symtab *t, const struct gmon_module *m)
+{
+	char err[128];
+
+	if (!m->path[0] || symtab_load(t, m->path, err, sizeof(err)) < 0)
+		return -1;
+	if (m->build_id_len &&
+	    (t->build_id_len != m->build_id_len || memcmp(t->build_id, m->build_id, m->build_id_len) != 0))
+		return -1;
+	return 0;
+}
+
 void symtab_release(struct symtab *t)
 {
 	for (size_t i = 0; i < t->nr; i++)

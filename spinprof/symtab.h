@@ -28,6 +28,10 @@ int symtab_is_elf(const char *path);
 /* Read path's symbol table as gprof's core_create_function_syms and symtab_finalize do
  * (sorted by address, duplicates folded). Returns 0, or -1 with the reason in err. */
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
+struct gmon_module;
+/* Read the binary of a profile's module when it is there and is the one that ran (its build-id, if
+ * the profile has one, matches). Returns 0, or -1 (t then holds nothing to use). */
+int symtab_load_module(struct symtab *t, const struct gmon_module *m);
 /* Only the build-id (t->build_id). Returns 0 or -1. */
 int symtab_load_build_id(struct symtab *t, const char *path);
 /* Free what t owns. */
