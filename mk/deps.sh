@@ -15,8 +15,9 @@ pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libc
 [ "$major" = 11 ] || pkgs="$pkgs gcc-11"
 # Tests only: libFuzzer (tests/fuzz/, t204) and /usr/bin/time (bench/spinprof-bench.sh).
 pkgs="$pkgs clang-14 libclang-rt-14-dev time"
-# Benchmarks only: uftrace, an anchor of bench/run.sh.
-pkgs="$pkgs uftrace"
+# Benchmarks only: uftrace, an anchor of bench/run.sh; what bench/compile.sh needs to fetch and
+# build expat from its Debian source.
+pkgs="$pkgs uftrace dpkg-dev autoconf automake libtool"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"
