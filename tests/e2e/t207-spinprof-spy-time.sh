@@ -115,7 +115,7 @@ sums() {
 	local hw lw wtot
 	hw=$(grep -E '\(twocallers.c:[0-9]+\) work = ' "$P.spy" | sed -n 1p | sed 's/.* = \([0-9]*\) (.*/\1/')
 	lw=$(grep -E '\(twocallers.c:[0-9]+\) work = ' "$P.spy" | sed -n 2p | sed 's/.* = \([0-9]*\) (.*/\1/')
-	wtot=$(awk '$4 == "work" { print $6 + $7 }' "$P.entries")
+	wtot=$(awk '$4 == "work" { printf "%.0f\n", $6 + $7 }' "$P.entries")
 	awk -v a="$hw" -v b="$lw" -v w="$wtot" 'BEGIN { d = a + b - w; if (w <= 0 || d > 2 || d < -2) { print "work " w " != " a " + " b; exit 1 } }' || return 1
 	# main holds everything; the hooks' cost, taken off each function's self and clamped at 0 (under the
 	# sanitizers a caller's tiny self can come out negative), can leave it a hair above 100 %

@@ -48,7 +48,7 @@ check "tree: work under main (* and ~), heavy and light one disjoint set" tree
 
 split() {
 	local w h l u
-	w=$(sed -n 's/^  \. \*~work (2 refs) = \([0-9]*\), \([0-9]*\) .*/\1 \2/p' "$P.tree" | awk '{ print $1 + $2 }')
+	w=$(sed -n 's/^  \. \*~work (2 refs) = \([0-9]*\), \([0-9]*\) .*/\1 \2/p' "$P.tree" | awk '{ printf "%.0f\n", $1 + $2 }')
 	h=$(grep -F "(twocallers.c:$(grep -n 'work(100 \* s);' "$SRC" | cut -d: -f1)) work = " "$P.tree" | sed 's/.* = \([0-9]*\) .*/\1/')
 	l=$(grep -F "(twocallers.c:$(grep -n '	work(s);' "$SRC" | cut -d: -f1)) work = " "$P.tree" | sed 's/.* = \([0-9]*\) .*/\1/')
 	# a tick in work's first instructions, before its enter hook pushed its frame, has no call site:
