@@ -428,6 +428,88 @@ static void spy_collect_paths(function *fun, basic_block bb, int depth, hash_set
 	}
 }
 
+/* Whether stmt may stand on a path between a tail call and its return that
+ * the tail call's own return skips: nothing with an effect. */
+static bool spy_skippable(gimple *stmt)
+{
+	return is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
+	       gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT ||
+	       (gimple_assign_single_p(stmt) && TREE_CODE(gimple_assign_lhs(stmt)) == SSA_NAME &&
+		!gimple_has_volatile_ops(stmt));
+}
+
+/* The value that the path from tail call t to ret returns, as seen at the end
+ * of t's block, or error_mark_node when the path does more than merge and copy. */
+static tree spy_tail_value(gimple *t, basic_block ret_bb, greturn *ret)
+{
+	auto_vec<edge, 16> path;
+	tree v = gimple_return_retval(ret);
+	edge e;
+
+	if (!single_succ_p(gimple_bb(t)))
+		return error_mark_node;
+	for (e = single_succ_edge(gimple_bb(t));; e = single_succ_edge(e->dest)) {
+		path.safe_push(e);
+		if (e->dest == ret_bb)
+			break;
+		if (path.length() > 16 || !single_succ_p(e->dest))
+			return error_mark_node;
+	}
+	for (unsigned i = path.length(); i-- > 0;) {
+		basic_block d = path[i]->dest;
+
+		for (gimple_stmt_iterator gsi = gsi_start_bb(d); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (gsi_stmt(gsi) != ret && !spy_skippable(gsi_stmt(gsi)))
+				return error_mark_node;
+		/* copies and merges inside d, back to what enters it along path[i] */
+		while (v && TREE_CODE(v) == SSA_NAME && gimple_bb(SSA_NAME_DEF_STMT(v)) == d) {
+			gimple *def = SSA_NAME_DEF_STMT(v);
+
+			if (gphi *phi = dyn_cast<gphi *>(def)) {
+				v = PHI_ARG_DEF_FROM_EDGE(phi, path[i]);
+				break;
+			}
+			v = gimple_assign_rhs1(def);
+		}
+	}
+	return v;
+}
+
+/*
+ * Give each tail call in tails a return of its own, right after it, instead of
+ * the path it shares with plain returns into ret: then one exit hook before ret
+ * serves every plain path, rather than one on each (a function with a case per
+ * token and one tail call would get a hook per case, each a call that every
+ * later pass of the compiler analyses). All or nothing; false when a path does
+ * more than merge and copy values.
+ */
+static bool spy_detach_tails(basic_block ret_bb, greturn *ret, const auto_vec<gimple *> &tails)
+{
+	auto_vec<tree> vals;
+
+	for (gimple *t : tails) {
+		tree v = spy_tail_value(t, ret_bb, ret);
+
+		if (v == error_mark_node)
+			return false;
+		vals.safe_push(v);
+	}
+	for (unsigned i = 0; i < tails.length(); i++) {
+		basic_block b = gimple_bb(tails[i]);
+		greturn *r = gimple_build_return(vals[i]);
+		gimple_stmt_iterator gsi = gsi_last_bb(b);
+		edge e;
+
+		gimple_set_location(r, gimple_location(ret));
+		remove_edge(single_succ_edge(b));
+		gsi_insert_after(&gsi, r, GSI_NEW_STMT);
+		e = make_edge(b, EXIT_BLOCK_PTR_FOR_FN(cfun), 0);
+		e->probability = profile_probability::always();
+	}
+	delete_unreachable_blocks();
+	return true;
+}
+
 /* The exit hook before the return ret, or before the tail calls that make the
  * return unreachable: code after a tail call is dropped when it becomes a
  * jump, and a hook both before a tail call and before the return would run
@@ -455,6 +537,9 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 		for (gimple *t : tails)
 			spy_insert_guarded(gimple_bb(t), t,
 					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
+		/* with plain paths too, those alone reach ret once the tail calls return on their own */
+		if (!plain.is_empty() && spy_detach_tails(bb, ret, tails))
+			break;
 		for (edge p : plain)
 			spy_insert_guarded(split_edge(p), NULL,
 					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
@@ -519,10 +604,62 @@ static tree spy_load(gimple_seq *seq, tree type, tree ref)
 	return lhs;
 }
 
+/* "if (__spy_hooks) __spy_enter (&fn, __builtin_return_address (0));" at the end of bb. */
+static void spy_insert_enter(function *fun, basic_block bb)
+{
+	tree ra = make_ssa_name(ptr_type_node);
+	gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
+	gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
+	gimple_seq hook = NULL;
+
+	/* inside the guard too: nothing of the hook runs while hooks are off */
+	gimple_call_set_lhs(call, ra);
+	gimple_seq_add_stmt(&hook, call);
+	gimple_seq_add_stmt(&hook, enter);
+	spy_insert_guarded(bb, NULL, hook);
+}
+
+/* The counter as the one asm statement of spy-abi.h, where the target allows it: x86-64 with
+ * %fs-relative TLS, and not the large code models (whose TLS sequences differ). */
+static gimple *spy_count_asm(tree slot)
+{
+#ifdef TARGET_X32
+	static const char tmpl[] = "movq " SPY_COUNTS_SYMBOL "@gottpoff(%%rip), %0\n\t"
+				   "movq %%fs:(%0), %0\n\t"
+				   "testq %0, %0\n\t"
+				   "jnz 1f\n\t"
+				   "lea -128(%%rsp), %%rsp\n\t"
+				   "call " SPY_COUNTS_SLOW_ALL_SYMBOL "@PLT\n\t"
+				   "lea 128(%%rsp), %%rsp\n"
+				   "1:\tmovq %2, %1\n\t"
+				   "addq $1, (%0,%1,8)";
+	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
+	tree p = make_ssa_name(ptr_type_node), i = make_ssa_name(uint64_type_node);
+	gasm *stmt;
+
+	if (!TARGET_64BIT || TARGET_X32 || ix86_cmodel == CM_LARGE || ix86_cmodel == CM_LARGE_PIC ||
+	    !TARGET_TLS_DIRECT_SEG_REFS)
+		return NULL;
+	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(4, "=&a")), p));
+	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(4, "=&r")), i));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
+	vec_safe_push(clobbers, build_tree_list(NULL_TREE, build_string(3, "cc")));
+	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, NULL);
+	gimple_asm_set_volatile(stmt, true);
+	SSA_NAME_DEF_STMT(p) = stmt;
+	SSA_NAME_DEF_STMT(i) = stmt;
+	return stmt;
+#else
+	(void)slot;
+	return NULL;
+#endif
+}
+
 /* At entry:
  *	p = __spy_counts; if (p == 0) p = __spy_counts_slow ();
  *	p[slot] += 1;
  *	__spy_enter (&fn, __builtin_return_address (0));
+ * with the first two lines as one asm statement where spy_count_asm can.
  */
 static void spy_insert_entry(function *fun, tree slot, bool hooks)
 {
@@ -535,8 +672,16 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	gcall *slow;
 	gcond *cond;
 	gphi *phi;
+	gimple *count;
 
 	cond_bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	if ((count = spy_count_asm(slot))) {
+		gsi = gsi_start_bb(cond_bb);
+		gsi_insert_after(&gsi, count, GSI_NEW_STMT);
+		if (hooks)
+			spy_insert_enter(fun, cond_bb);
+		return;
+	}
 	gsi = gsi_start_bb(cond_bb);
 	p0 = make_ssa_name(u64p);
 	/* The TLS model lives in the variable's symbol-table node, which
@@ -579,20 +724,8 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 		&seq, gimple_build_assign(build2(MEM_REF, u64, addr, build_int_cst(ptr_type_node, 0)), inc));
 	gsi = gsi_start_bb(join_bb);
 	gsi_insert_seq_before(&gsi, seq, GSI_SAME_STMT);
-	if (hooks) {
-		tree ra = make_ssa_name(ptr_type_node);
-		gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1,
-						integer_zero_node);
-		gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
-
-		gimple_seq hook = NULL;
-
-		/* inside the guard too: nothing of the hook runs while hooks are off */
-		gimple_call_set_lhs(call, ra);
-		gimple_seq_add_stmt(&hook, call);
-		gimple_seq_add_stmt(&hook, enter);
-		spy_insert_guarded(join_bb, NULL, hook);
-	}
+	if (hooks)
+		spy_insert_enter(fun, join_bb);
 }
 
 /* A string for the assembler's .string directive. */

@@ -3,6 +3,7 @@
  * instruction. A slab is reserved for every possible slot with MAP_NORESERVE: registering a module
  * later (dlopen) never has to move it, and only the pages of counters in use cost memory. */
 #include "spyrt.h"
+#include "spy-stub.h"
 
 #include <string.h>
 
@@ -43,6 +44,9 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 	}
 	return __spy_counts = c;
 }
+
+/* The register-keeping way into __spy_counts_slow for the counter the plugin writes as asm. */
+SPY_COUNTS_SLOW_ALL_STUB;
 
 void spy_counts_total(uint64_t *sum, uint32_t n)
 {

@@ -328,8 +328,8 @@ struct spy_thread {
 
 /* Set while the hooks are wanted (defined here whichever spy-abi.h is in use). */
 extern SPY_EXPORT int __spy_hooks;
-/* The oldest unit ABI the runtime takes: ABI 2 only added the __spy_hooks test, so code of ABI 1
- * (hooks always called) works with it unchanged. */
+/* The oldest unit ABI the runtime takes: ABI 2 only added the __spy_hooks test and ABI 3 the asm
+ * counter's __spy_counts_slow_all, so code of ABI 1 (hooks always called) works with it unchanged. */
 #define SPY_ABI_OLDEST 1
 
 /* The hooks' thread: &spy_unattached until the first hook attaches the thread. */

@@ -6,7 +6,7 @@
 need_plugin
 setup_workdir
 
-samples="calls recursion threads tailcall tailpaths copytail noreturn longjmp nested inline attrs"
+samples="calls recursion threads tailcall tailpaths tokens copytail noreturn longjmp nested inline attrs"
 tap_plan $(( $(wc -w <<<"$samples") * $(wc -w <<<"$OPT_LEVELS") ))
 for s in $samples; do
 	for lv in $OPT_LEVELS; do

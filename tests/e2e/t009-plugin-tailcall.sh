@@ -1,7 +1,8 @@
 #!/bin/bash
 # t009: the exit hook goes before a tail call and the call stays a jump. objdump must show each
 # tail call of samples/tailcall.c as a jmp to its callee, and the 10 000 000-deep mutual tail
-# recursion must run in an 8 MiB stack with every enter matched by an exit.
+# recursion must run in an 8 MiB stack with every enter matched by an exit. A switch of plain
+# returns beside a tail call (samples/tokens.c) gets one exit hook for the returns, not one each.
 . "$(dirname "$0")/lib.sh"
 need_plugin
 setup_workdir
@@ -44,8 +45,22 @@ EOT
 	trace_compare "$prog.deep.expect" "$tr" O2 "$mode"
 }
 
+# one_exit PROG: classify (samples/tokens.c: a return per case of a switch, one tail call) has two
+# exit hooks, one before its jump to escape and one for all the plain returns, not one per case
+one_exit() {
+	local body n
+	body=$(objdump -d --no-show-raw-insn "$1" | awk '$2 == "<classify>:" { p = 1; next } p && NF == 0 { exit } p')
+	[ -n "$body" ] || { echo "no classify in the disassembly"; return 1; }
+	n=$(grep -cE 'call .*<__spy_exit' <<<"$body")
+	if [ "$n" -ne 2 ] || ! grep -qE "jmp +[0-9a-f]+ <escape>" <<<"$body"; then
+		echo "classify has $n exit hooks (want 2) or no jump to escape:"
+		echo "$body"
+		return 1
+	fi
+}
+
 levels="O2 O3 Os"
-tap_plan $((2 * 3 + 2))
+tap_plan $((3 * 3 + 2))
 for lv in $levels; do
 	prog=$T/tailcall-$lv
 	if ! build_sample tailcall "$lv" "$prog" -fplugin-arg-spyinstr-mode=time >"$T/build.log" 2>&1; then
@@ -54,6 +69,11 @@ for lv in $levels; do
 	fi
 	check "tailcall -$lv: the tail calls are jumps, after the exit hook" tail_jumps "$prog"
 	check "tailcall -$lv: depth $DEPTH in an 8 MiB stack, exact" deep_run "$prog" time
+	if build_sample tokens "$lv" "$T/tokens-$lv" -fplugin-arg-spyinstr-mode=time >"$T/build.log" 2>&1; then
+		check "tokens -$lv: one exit hook for a switch of returns, one before the tail call" one_exit "$T/tokens-$lv"
+	else
+		not_ok "tokens -$lv builds"; diag <"$T/build.log"
+	fi
 done
 # Sanity of the check itself: with sibling calls off the same recursion does not fit.
 prog=$T/tailcall-nosib

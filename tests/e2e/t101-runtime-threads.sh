@@ -1,7 +1,8 @@
 #!/bin/bash
 # t101: threads: samples/threads.c with N threads of M calls gives exactly N*M calls of work() and
 # worker->work arcs, one thread record per thread (N exited + main), whose per-thread counts and arcs
-# add up; in SPYRT_MODE time and count, with libspyrt.so and libspyrt.a.
+# add up; in SPYRT_MODE time and count, with libspyrt.so and libspyrt.a. samples/vecargs.c: the
+# counter's slow path at a thread's first call keeps the vector registers that hold its arguments.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
 
@@ -36,7 +37,7 @@ EOT
 }
 
 runs="1:300000 4:250000 16:20000 64:3000"
-tap_plan $((3 + 3 * 4))
+tap_plan $((3 + 3 * 4 + 3))
 P=$T/threads
 PS=$T/threads-static
 check "threads builds (libspyrt.so)" rt_sample threads "$P"
@@ -75,4 +76,19 @@ EOC
 		{ rt_facts "$T/many.out" | grep tick; return 1; }
 }
 check "2000 short threads x 1000 calls: exact, every thread kept" many
+
+# vecargs PROG: each thread's first instrumented call, where its counter slab is made, takes its
+# arguments in vector registers; they come through (the program checks) and the counts are exact
+vecargs() {
+	rt_run "$1" || return 1
+	rt_facts "$1.out" | grep -qx 'func mix 4' && rt_facts "$1.out" | grep -qx 'func vsum 4' ||
+		{ rt_facts "$1.out"; return 1; }
+}
+if rt_sample vecargs "$T/vecargs" -pthread && rt_cc_static "$T/vecargs-static" "$CC" -pthread "$SAMPLES/vecargs.c"; then
+	RT_ENV=SPYRT_MODE=count check "vector arguments survive the counter's slow path (count)" vecargs "$T/vecargs"
+	RT_ENV=SPYRT_MODE=time check "vector arguments survive the counter's slow path (time)" vecargs "$T/vecargs"
+	check "vector arguments survive the counter's slow path (libspyrt.a)" vecargs "$T/vecargs-static"
+else
+	not_ok "vecargs builds"; not_ok "(not built)"; not_ok "(not built)"
+fi
 tap_done

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "spy-abi.h"
+#include "spy-stub.h"
 #include "spytrace.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -235,6 +236,9 @@ EXPORT uint64_t *__spy_counts_slow(void)
 	__spy_counts = t->slab;
 	return t->slab;
 }
+
+/* The same, keeping every other register, for the counter written as asm (x86-64). */
+SPY_COUNTS_SLOW_ALL_STUB;
 
 /* Under lock: the registered module whose segments hold pc, live ones first. */
 static struct module *module_of(uintptr_t pc)
