@@ -24,7 +24,6 @@ static tree spy_register_decl;
 static tree spy_unregister_decl;
 static tree spy_start_decl;
 static tree spy_stop_decl;
-static tree spy_hooks_decl;
 
 const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_enter_decl, 1, sizeof(spy_enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -36,7 +35,6 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_start_decl, 1, sizeof(spy_start_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_stop_decl, 1, sizeof(spy_stop_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
-	{ &spy_hooks_decl, 1, sizeof(spy_hooks_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	LAST_GGC_ROOT_TAB
 };
 
@@ -95,12 +93,6 @@ void spy_build_decls(void)
 	TREE_PUBLIC(spy_counts_decl) = 1;
 	DECL_ARTIFICIAL(spy_counts_decl) = 1;
 	set_decl_tls_model(spy_counts_decl, TLS_MODEL_INITIAL_EXEC);
-
-	spy_hooks_decl =
-		build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(SPY_HOOKS_SYMBOL), integer_type_node);
-	DECL_EXTERNAL(spy_hooks_decl) = 1;
-	TREE_PUBLIC(spy_hooks_decl) = 1;
-	DECL_ARTIFICIAL(spy_hooks_decl) = 1;
 
 	spy_start_decl = spy_linker_symbol(SPY_START_SYMBOL);
 	spy_stop_decl = spy_linker_symbol(SPY_STOP_SYMBOL);
@@ -230,46 +222,31 @@ static tree spy_self(tree fn)
 	return addr;
 }
 
-static gcall *spy_exit_call(tree fn, location_t loc)
+/* "__spy_exit (&fn);" */
+static gimple_seq spy_exit_call(tree fn, location_t loc)
 {
 	gcall *call = gimple_build_call(spy_exit_decl, 1, spy_self(fn));
 
 	gimple_set_location(call, loc);
-	return call;
+	return gimple_seq_alloc_with_stmt(call);
 }
 
-/* Insert "if (__spy_hooks) HOOK;" before stmt, or at the end of bb (which
- * must end without a control statement) when stmt is NULL; HOOK is a sequence. The runtime clears
- * the flag in count mode (it may at other times), so a build with hooks costs
- * little more than one without; it then sees exits without entries (and the
- * reverse when the flag changes) and must tolerate them. */
-static void spy_insert_guarded(basic_block bb, gimple *stmt, gimple_seq hook)
+/* Insert HOOK (a sequence) before stmt, or at the end of bb (which must end
+ * without a control statement) when stmt is NULL. The calls are not guarded
+ * (they were until ABI 3): a test and a branch around each hook made blocks
+ * that cost the compiler a tenth more time. In the runtime's count mode the
+ * hooks return at their first test. */
+static void spy_insert_hook(basic_block bb, gimple *stmt, gimple_seq hook)
 {
-	tree flag = make_ssa_name(integer_type_node);
-	gassign *load = gimple_build_assign(flag, spy_hooks_decl);
-	gcond *cond = gimple_build_cond(NE_EXPR, flag, integer_zero_node, NULL_TREE, NULL_TREE);
 	gimple_stmt_iterator gsi;
-	basic_block hook_bb;
-	edge on, off;
 
 	if (stmt) {
 		gsi = gsi_for_stmt(stmt);
-		gsi_insert_before(&gsi, load, GSI_SAME_STMT);
-		gsi_insert_before(&gsi, cond, GSI_SAME_STMT);
+		gsi_insert_seq_before(&gsi, hook, GSI_SAME_STMT);
 	} else {
 		gsi = gsi_last_bb(bb);
-		gsi_insert_after(&gsi, load, GSI_NEW_STMT);
-		gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+		gsi_insert_seq_after(&gsi, hook, GSI_NEW_STMT);
 	}
-	hook_bb = split_edge(split_block(bb, cond));
-	on = single_pred_edge(hook_bb);
-	on->flags = (on->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
-	on->probability = profile_probability::likely();
-	off = make_edge(bb, single_succ(hook_bb), EDGE_FALSE_VALUE);
-	off->probability = on->probability.invert();
-	hook_bb->count = bb->count.apply_probability(on->probability);
-	gsi = gsi_start_bb(hook_bb);
-	gsi_insert_seq_after(&gsi, hook, GSI_NEW_STMT);
 }
 
 static bool spy_is_marker(gimple *stmt)
@@ -302,15 +279,16 @@ static bool spy_fix_markers(function *fun, bool hooks)
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
 			if (spy_is_marker(gsi_stmt(gsi)))
 				markers.safe_push(gsi_stmt(gsi));
-	/* Guarding splits blocks: not while walking them. */
+	/* Inserting while walking the blocks would disturb the walk. */
 	for (gimple *stmt : markers) {
 		gimple_stmt_iterator gsi;
 
 		if (hooks && !spy_marker_inlined(stmt)) {
-			gcall *call = spy_exit_call(fun->decl, gimple_location(stmt));
+			gimple_seq exit = spy_exit_call(fun->decl, gimple_location(stmt));
 
-			gimple_set_block(call, gimple_block(stmt));
-			spy_insert_guarded(gimple_bb(stmt), stmt, gimple_seq_alloc_with_stmt(call));
+			for (gimple_stmt_iterator i = gsi_start(exit); !gsi_end_p(i); gsi_next(&i))
+				gimple_set_block(gsi_stmt(i), gimple_block(stmt));
+			spy_insert_hook(gimple_bb(stmt), stmt, exit);
 		}
 		gsi = gsi_for_stmt(stmt);
 		unlink_stmt_vdef(stmt);
@@ -525,7 +503,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 
 	switch (spy_scan_back(bb, ret, &call)) {
 	case SPY_SCAN_TAIL:
-		spy_insert_guarded(gimple_bb(call), call, gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
+		spy_insert_hook(gimple_bb(call), call, spy_exit_call(fn, loc));
 		return;
 	case SPY_SCAN_REAL:
 		break;
@@ -535,17 +513,15 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 		if (tails.is_empty())
 			break;
 		for (gimple *t : tails)
-			spy_insert_guarded(gimple_bb(t), t,
-					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
+			spy_insert_hook(gimple_bb(t), t, spy_exit_call(fn, loc));
 		/* with plain paths too, those alone reach ret once the tail calls return on their own */
 		if (!plain.is_empty() && spy_detach_tails(bb, ret, tails))
 			break;
 		for (edge p : plain)
-			spy_insert_guarded(split_edge(p), NULL,
-					   gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
+			spy_insert_hook(split_edge(p), NULL, spy_exit_call(fn, loc));
 		return;
 	}
-	spy_insert_guarded(bb, ret, gimple_seq_alloc_with_stmt(spy_exit_call(fn, loc)));
+	spy_insert_hook(bb, ret, spy_exit_call(fn, loc));
 }
 
 static void spy_insert_exits(function *fun)
@@ -604,7 +580,7 @@ static tree spy_load(gimple_seq *seq, tree type, tree ref)
 	return lhs;
 }
 
-/* "if (__spy_hooks) __spy_enter (&fn, __builtin_return_address (0));" at the end of bb. */
+/* "__spy_enter (&fn, __builtin_return_address (0));" at the end of bb. */
 static void spy_insert_enter(function *fun, basic_block bb)
 {
 	tree ra = make_ssa_name(ptr_type_node);
@@ -612,11 +588,10 @@ static void spy_insert_enter(function *fun, basic_block bb)
 	gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
 	gimple_seq hook = NULL;
 
-	/* inside the guard too: nothing of the hook runs while hooks are off */
 	gimple_call_set_lhs(call, ra);
 	gimple_seq_add_stmt(&hook, call);
 	gimple_seq_add_stmt(&hook, enter);
-	spy_insert_guarded(bb, NULL, hook);
+	spy_insert_hook(bb, NULL, hook);
 }
 
 /* The counter as the one asm statement of spy-abi.h, where the target allows it: x86-64 with

@@ -11,8 +11,9 @@ struct spy_thread spy_unattached = { .stale = 1 };
 SPY_TLS struct spy_thread *spy_tls_thread = &spy_unattached;
 
 /*
- * Tested inline before every hook call by code of ABI 2 (spy-abi.h): cleared at start-up for
- * SPYRT_MODE=count, so the hooks cost nothing there. It stays set while recording is off: a call that
+ * Tested inline before every hook call by code of ABI 2 (spy-abi.h; ABI 3 calls the hooks unguarded,
+ * and in count mode they return at their first test, on the idle thread): cleared at start-up for
+ * SPYRT_MODE=count, so the hooks of ABI 2 code cost nothing there. It stays set while recording is off: a call that
  * returned unseen while off would leave its frame behind, to be repaired later as abandoned with the
  * off period charged to it; with the hooks running, the exits of calls entered before spy_off()
  * still close their frames exactly, and entries while off cost a slow path each.

@@ -230,7 +230,7 @@ function field(key,   i, kv) {
 	return -1
 }
 BEGIN {
-	hooks = mode != "count" && mode != "hooksoff" # hooksoff: a time build run with __spy_hooks clear
+	hooks = mode != "count"
 	wantmode = mode == "count" ? 0 : mode == "arcs" ? 1 : 2
 	erepaired = 0; eopen = 0
 }

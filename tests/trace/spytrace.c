@@ -99,16 +99,6 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 EXPORT __thread uint64_t *__spy_counts __attribute__((tls_model("initial-exec")));
-/* SPYTRACE_HOOKS=0 clears it, as the runtime's count mode does: then no hook may run. */
-EXPORT int __spy_hooks = 1;
-
-__attribute__((constructor(101))) static void hooks_from_env(void)
-{
-	const char *v = getenv("SPYTRACE_HOOKS");
-
-	if (v && !strcmp(v, "0"))
-		__spy_hooks = 0;
-}
 static __thread struct tstate *tls_state __attribute__((tls_model("initial-exec")));
 
 static void die(const char *what)
