@@ -14,28 +14,13 @@
 #        goal is missed, 2 when something needed is missing.
 set -eu
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(dirname "$here")
-build=${SPY_BUILD:-$src/build}
-plugin=${SPY_PLUGIN:-$build/spyinstr.so}
-rtlib=${SPY_RTLIB:-$build}
-CC=${CC:-gcc}
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rounds=${1:-3}
 expat=${2:-}
 
-for f in "$plugin" "$rtlib/libspyrt.so"; do
-	if [ ! -f "$f" ]; then
-		echo "bench: $f is missing (run make first, or set SPY_BUILD)" >&2
-		exit 2
-	fi
-done
-
-w=$(mktemp -d "${TMPDIR:-/tmp}/spy-compile.XXXXXX")
-if [ "${BENCH_KEEP:-}" = 1 ]; then
-	echo "work directory: $w"
-else
-	trap 'rm -rf "$w"' EXIT
-fi
+bench_need "$plugin" "$rtlib/libspyrt.so"
+bench_workdir spy-compile
 
 if [ -z "$expat" ]; then
 	apt="-o Dir::Etc::SourceList=$w/apt/sources.list -o Dir::Etc::SourceParts=/nonexistent"

@@ -12,27 +12,12 @@
 #        work directory. Exit status 1 when a goal is missed.
 set -eu
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(dirname "$here")
-build=${SPY_BUILD:-$src/build}
-plugin=${SPY_PLUGIN:-$build/spyinstr.so}
-rtlib=${SPY_RTLIB:-$build}
-CC=${CC:-gcc}
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 runs=${1:-5}
 
-for f in "$plugin" "$rtlib/libspyrt.a" "$rtlib/libspyrt.so"; do
-	if [ ! -f "$f" ]; then
-		echo "bench: $f is missing (run make first, or set SPY_BUILD)" >&2
-		exit 2
-	fi
-done
-
-w=$(mktemp -d "${TMPDIR:-/tmp}/spy-bench.XXXXXX")
-if [ "${BENCH_KEEP:-}" = 1 ]; then
-	echo "work directory: $w"
-else
-	trap 'rm -rf "$w"' EXIT
-fi
+bench_need "$plugin" "$rtlib/libspyrt.a" "$rtlib/libspyrt.so"
+bench_workdir spy-bench
 cd "$w"
 
 O=-O2

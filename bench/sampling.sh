@@ -11,19 +11,15 @@
 # env:   SPY_BUILD (default build/), SPY_PLUGIN, SPYRT_HZ, CC, BENCH_KEEP=1 keeps the work directory
 set -eu
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(dirname "$here")
-build=$(cd "${SPY_BUILD:-$src/build}" && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+build=$(cd "$build" && pwd) # the runs below happen in the work directory
 plugin=${SPY_PLUGIN:-$build/spyinstr.so}
-CC=${CC:-gcc}
 runs=${1:-11}
 hz=${SPYRT_HZ:-1000}
 
-for f in "$plugin" "$build/libspyrt.a"; do
-	[ -f "$f" ] || { echo "bench: $f is missing (run make first, or set SPY_BUILD)" >&2; exit 2; }
-done
-w=$(mktemp -d "${TMPDIR:-/tmp}/spy-bench.XXXXXX")
-if [ "${BENCH_KEEP:-}" = 1 ]; then echo "work directory: $w"; else trap 'rm -rf "$w"' EXIT; fi
+bench_need "$plugin" "$build/libspyrt.a"
+bench_workdir spy-bench
 cd "$w"
 
 $CC -O2 -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" "$build/libspyrt.a" \

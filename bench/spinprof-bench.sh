@@ -12,19 +12,16 @@
 #        takes minutes on these; a run over the limit prints ">120"), BENCH_KEEP=1 keeps the files
 set -eu
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(dirname "$here")
-build=${SPY_BUILD:-$src/build}
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 spinprof=$build/spinprof
-CC=${CC:-gcc}
 NF=${NF:-100000}
 NA=${NA:-1000000}
 runs=${1:-5}
 
 [ -x "$spinprof" ] || { echo "bench: no $spinprof (run make first)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-w=$(mktemp -d "${TMPDIR:-/tmp}/spinprof-bench.XXXXXX")
-if [ "${BENCH_KEEP:-}" = 1 ]; then echo "files in $w"; else trap 'rm -rf "$w"' EXIT; fi
+bench_workdir spinprof-bench
 
 $CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
 "$w/gen" spy "$w/spy.out" "$NF" "$NA" 1
