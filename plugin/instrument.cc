@@ -286,8 +286,7 @@ static bool spy_fix_markers(function *fun, bool hooks)
 		if (hooks && !spy_marker_inlined(stmt)) {
 			gimple_seq exit = spy_exit_call(fun->decl, gimple_location(stmt));
 
-			for (gimple_stmt_iterator i = gsi_start(exit); !gsi_end_p(i); gsi_next(&i))
-				gimple_set_block(gsi_stmt(i), gimple_block(stmt));
+			gimple_set_block(gimple_seq_first_stmt(exit), gimple_block(stmt));
 			spy_insert_hook(gimple_bb(stmt), stmt, exit);
 		}
 		gsi = gsi_for_stmt(stmt);
@@ -338,6 +337,13 @@ enum spy_scan {
 	SPY_SCAN_TAIL
 };
 
+/* Statements that do nothing at run time. */
+static bool spy_inert(gimple *stmt)
+{
+	return is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
+	       gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT;
+}
+
 /* Look backwards from before stmt (or from the block's end) for the last
  * statement that does something: a tail call, or anything else. */
 static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
@@ -349,8 +355,7 @@ static enum spy_scan spy_scan_back(basic_block bb, gimple *from, gimple **call)
 	for (; !gsi_end_p(gsi); gsi_prev(&gsi)) {
 		gimple *stmt = gsi_stmt(gsi);
 
-		if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
-		    gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT)
+		if (spy_inert(stmt))
 			continue;
 		/* Copies, also of a struct result into the returned variable:
 		 * the tail-call pass accepts them after a tail call, and expand
@@ -407,13 +412,18 @@ static void spy_collect_paths(function *fun, basic_block bb, int depth, hash_set
 }
 
 /* Whether stmt may stand on a path between a tail call and its return that
- * the tail call's own return skips: nothing with an effect. */
+ * the tail call's own return skips: nothing with an effect, or a copy of a
+ * register or a constant into a register (which spy_tail_value follows). */
 static bool spy_skippable(gimple *stmt)
 {
-	return is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
-	       gimple_code(stmt) == GIMPLE_NOP || gimple_code(stmt) == GIMPLE_PREDICT ||
-	       (gimple_assign_single_p(stmt) && TREE_CODE(gimple_assign_lhs(stmt)) == SSA_NAME &&
-		!gimple_has_volatile_ops(stmt));
+	tree rhs;
+
+	if (spy_inert(stmt))
+		return true;
+	if (!gimple_assign_single_p(stmt) || TREE_CODE(gimple_assign_lhs(stmt)) != SSA_NAME)
+		return false;
+	rhs = gimple_assign_rhs1(stmt);
+	return TREE_CODE(rhs) == SSA_NAME || is_gimple_min_invariant(rhs);
 }
 
 /* The value that the path from tail call t to ret returns, as seen at the end
