@@ -1,14 +1,12 @@
-/* The plugin's two passes. Pass A (before "lower") wraps a body in an EH
- * cleanup that calls a marker, so EH lowering puts a call on every way an
- * exception leaves the function. Pass B (before "optimized", once per emitted
- * body) inserts the add-one counter and the entry hook, turns the function's
- * own markers into exit hooks, adds the exit hook before every return and tail
- * call, and emits the function's record into the spy_funcs section. */
+/* The plugin's pass (before "optimized", once per emitted body): it inserts
+ * the add-one counter and the entry hook, the exit hook before every return
+ * and tail call and the catch hook after every C++ catch, and emits the
+ * function's record into the spy_funcs section. */
 #include "gcc-common.h"
 #include "spyinstr.h"
 #include "spy-abi.h"
 
-#define SPY_MARKER_SYMBOL "__spy_marker"
+#define SPY_CXA_BEGIN_CATCH "__cxa_begin_catch"
 #define SPY_START_SYMBOL "__start_" SPY_FUNCS_SECTION
 #define SPY_STOP_SYMBOL "__stop_" SPY_FUNCS_SECTION
 /* Registration runs before every constructor a program may write (101 and
@@ -18,7 +16,7 @@
 static tree spy_enter_decl;
 static tree spy_exit_decl;
 static tree spy_slow_decl;
-static tree spy_marker_decl;
+static tree spy_catch_decl;
 static tree spy_counts_decl;
 static tree spy_register_decl;
 static tree spy_unregister_decl;
@@ -29,7 +27,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_enter_decl, 1, sizeof(spy_enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_exit_decl, 1, sizeof(spy_exit_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
-	{ &spy_marker_decl, 1, sizeof(spy_marker_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_counts_decl, 1, sizeof(spy_counts_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_register_decl, 1, sizeof(spy_register_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -79,8 +77,8 @@ void spy_build_decls(void)
 	spy_exit_decl = spy_runtime_fn(SPY_EXIT_SYMBOL,
 				       build_function_type_list(void_type_node, ptr_type_node, NULL_TREE));
 	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
-	spy_marker_decl =
-		spy_runtime_fn(SPY_MARKER_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
+	spy_catch_decl =
+		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
 	spy_register_decl = spy_runtime_fn(
 		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
 							      uint32_type_node, NULL_TREE));
@@ -155,62 +153,7 @@ static bool spy_want(function *fun)
 				DECL_SOURCE_FILE(fn));
 }
 
-/* ---- Pass A ---------------------------------------------------------- */
-
-static unsigned int spy_wrap_execute(function *fun)
-{
-	gimple_seq body = gimple_body(fun->decl);
-	gbind *bind;
-	gcall *marker;
-	gimple *wrap;
-
-	spy_build_decls();
-	if (!body || !spy_want(fun) || spy_opts.mode == SPY_MODE_COUNT)
-		return 0;
-	bind = dyn_cast<gbind *>(gimple_seq_first_stmt(body));
-	if (!bind || !gimple_bind_body(bind))
-		return 0;
-	marker = gimple_build_call(spy_marker_decl, 0);
-	gimple_set_location(marker, DECL_SOURCE_LOCATION(fun->decl));
-	gimple_set_block(marker, DECL_INITIAL(fun->decl));
-	/* A cleanup, not a finally: normal returns get their hook in pass B,
-	 * so tail calls that cannot throw stay tail calls. */
-	wrap = gimple_build_try(gimple_bind_body(bind), gimple_seq_alloc_with_stmt(marker), GIMPLE_TRY_CATCH);
-	gimple_bind_set_body(bind, gimple_seq_alloc_with_stmt(wrap));
-	return 0;
-}
-
-namespace {
-const pass_data spy_wrap_data = {
-	GIMPLE_PASS, "spy_wrap", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
-};
-
-class spy_wrap_pass : public gimple_opt_pass {
-      public:
-	spy_wrap_pass(gcc::context *ctxt) : gimple_opt_pass(spy_wrap_data, ctxt)
-	{
-	}
-	/* Only where the front end makes a cleanup re-raise the exception
-	 * (C++). In C with -fexceptions a cleanup falls through into the
-	 * normal path, which would swallow the exception; C frames that an
-	 * exception unwinds are popped by the runtime from the stack pointer. */
-	bool gate(function *) final override
-	{
-		return flag_exceptions && lang_hooks.eh_protect_cleanup_actions;
-	}
-	unsigned int execute(function *fun) final override
-	{
-		return spy_wrap_execute(fun);
-	}
-};
-} // namespace
-
-opt_pass *spy_make_wrap_pass(gcc::context *ctxt)
-{
-	return new spy_wrap_pass(ctxt);
-}
-
-/* ---- Pass B ---------------------------------------------------------- */
+/* ---- The pass ---------------------------------------------------------- */
 
 static tree spy_self(tree fn)
 {
@@ -249,52 +192,49 @@ static void spy_insert_hook(basic_block bb, gimple *stmt, gimple_seq hook)
 	}
 }
 
-static bool spy_is_marker(gimple *stmt)
+/* A call of __cxa_begin_catch, by name: under LTO the decl is another
+ * object than the front end's. */
+static bool spy_is_begin_catch(gimple *stmt)
 {
 	tree decl;
 
 	if (!is_gimple_call(stmt) || !(decl = gimple_call_fndecl(stmt)) || !DECL_NAME(decl))
 		return false;
-	/* By name: under LTO the decl is another object than ours. */
-	return !strcmp(IDENTIFIER_POINTER(DECL_NAME(decl)), SPY_MARKER_SYMBOL);
+	return !strcmp(IDENTIFIER_POINTER(DECL_NAME(decl)), SPY_CXA_BEGIN_CATCH);
 }
 
-/* A marker that came in with an inlined callee sits in a block nested in the
- * callee's inlined outer scope. */
-static bool spy_marker_inlined(gimple *stmt)
+/*
+ * "__spy_catch ();" after every "__cxa_begin_catch (...)": by then the
+ * exception has unwound every frame below this function's, and the runtime
+ * ends their calls. One call per handler, where an exit hook on the
+ * exception's way out of each function (an EH cleanup, until ABI 4) gave
+ * every function with a call that may throw a landing pad of its own.
+ */
+static void spy_insert_catches(function *fun)
 {
-	for (tree b = gimple_block(stmt); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
-		if (inlined_function_outer_scope_p(b))
-			return true;
-	return false;
-}
-
-/* Replace the function's own markers by exit hooks and drop the rest. */
-static bool spy_fix_markers(function *fun, bool hooks)
-{
-	auto_vec<gimple *> markers;
+	auto_vec<gimple *> catches;
 	basic_block bb;
 
 	FOR_EACH_BB_FN(bb, fun)
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
-			if (spy_is_marker(gsi_stmt(gsi)))
-				markers.safe_push(gsi_stmt(gsi));
+			if (spy_is_begin_catch(gsi_stmt(gsi)))
+				catches.safe_push(gsi_stmt(gsi));
 	/* Inserting while walking the blocks would disturb the walk. */
-	for (gimple *stmt : markers) {
-		gimple_stmt_iterator gsi;
+	for (gimple *stmt : catches) {
+		gcall *call = gimple_build_call(spy_catch_decl, 0);
 
-		if (hooks && !spy_marker_inlined(stmt)) {
-			gimple_seq exit = spy_exit_call(fun->decl, gimple_location(stmt));
+		gimple_set_location(call, gimple_location(stmt));
+		gimple_set_block(call, gimple_block(stmt));
+		if (stmt_ends_bb_p(stmt)) {
+			/* __cxa_begin_catch is nothrow, so this is only defensive */
+			if (single_succ_p(gimple_bb(stmt)))
+				gsi_insert_on_edge_immediate(single_succ_edge(gimple_bb(stmt)), call);
+		} else {
+			gimple_stmt_iterator gsi = gsi_for_stmt(stmt);
 
-			gimple_set_block(gimple_seq_first_stmt(exit), gimple_block(stmt));
-			spy_insert_hook(gimple_bb(stmt), stmt, exit);
+			gsi_insert_after(&gsi, call, GSI_NEW_STMT);
 		}
-		gsi = gsi_for_stmt(stmt);
-		unlink_stmt_vdef(stmt);
-		gsi_remove(&gsi, true);
-		release_defs(stmt);
 	}
-	return !markers.is_empty();
 }
 
 /* Whether expand will turn a call the tail-call pass marked into a jump: on
@@ -772,25 +712,21 @@ static void spy_emit_record(function *fun, tree slot, unsigned flags)
 
 static unsigned int spy_instrument_execute(function *fun)
 {
-	bool want, hooks, changed;
+	bool want, hooks;
 	tree slot;
 
 	spy_build_decls();
 	want = spy_want(fun);
-	hooks = want && spy_opts.mode != SPY_MODE_COUNT;
-	changed = spy_fix_markers(fun, hooks);
-	if (!want) {
-		if (!changed)
-			return 0;
-		mark_virtual_operands_for_renaming(fun);
-		cgraph_edge::rebuild_edges();
-		return TODO_update_ssa;
-	}
+	if (!want)
+		return 0;
+	hooks = spy_opts.mode != SPY_MODE_COUNT;
 
 	free_dominance_info(CDI_DOMINATORS);
 	free_dominance_info(CDI_POST_DOMINATORS);
-	if (hooks)
+	if (hooks) {
 		spy_insert_exits(fun);
+		spy_insert_catches(fun);
+	}
 	slot = spy_make_slot(fun->decl);
 	spy_insert_entry(fun, slot, hooks);
 	spy_emit_record(fun, slot, hooks ? SPY_FUNC_HOOKS : 0);

@@ -19,15 +19,6 @@ static struct plugin_info spy_plugin_info = {
 
 static void spy_register_passes(const char *name)
 {
-	struct register_pass_info wrap = {
-		.pass = spy_make_wrap_pass(g),
-		/* Before lowering, while the body is still one structured bind,
-		 * so that EH lowering copies our cleanup onto every way an
-		 * exception can leave the function. */
-		.reference_pass_name = "lower",
-		.ref_pass_instance_number = 1,
-		.pos_op = PASS_POS_INSERT_BEFORE,
-	};
 	struct register_pass_info instrument = {
 		.pass = spy_make_instrument_pass(g),
 		/* After IPA inlining and the tail-call pass, once per emitted
@@ -38,7 +29,6 @@ static void spy_register_passes(const char *name)
 		.pos_op = PASS_POS_INSERT_BEFORE,
 	};
 
-	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &wrap);
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &instrument);
 }
 

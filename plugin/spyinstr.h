@@ -10,9 +10,7 @@ extern struct spy_options spy_opts;
 void spy_build_decls(void);
 /* The GC roots of the trees the plugin keeps between functions. */
 extern const struct ggc_root_tab spy_ggc_roots[];
-/* Pass A: the exception-path marker, before "lower". */
-opt_pass *spy_make_wrap_pass(gcc::context *ctxt);
-/* Pass B: counter, hooks and records, before "optimized". */
+/* The pass: counter, hooks and records, before "optimized". */
 opt_pass *spy_make_instrument_pass(gcc::context *ctxt);
 /* PLUGIN_FINISH_UNIT: the unit's registration constructor and destructor. */
 void spy_finish_unit(void *gcc_data, void *user_data);

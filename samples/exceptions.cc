@@ -1,7 +1,8 @@
 /* exceptions (C++, with comdat2.cc): exceptions thrown through instrumented frames, members,
  * templates and a COMDAT inline function.
- *   main -> thrower1 -> thrower2 -> thrower3, which throws; main catches; 1000 times. The exit
- *   hook runs as each frame unwinds, so enters equal exits and nothing needs repairing.
+ *   main -> thrower1 -> thrower2 -> thrower3, which throws; main catches; 1000 times. The catch
+ *   hook in main's handler ends the three unwound calls, so enters equal exits and nothing
+ *   needs repairing.
  *   Counter::bump 4 calls, Counter::get 1, twice<int> 2, twice<double> 3,
  *   shared_inline 3 from main and 2 from comdat2_user (one body, one record: 5),
  *   comdat2_user 1.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t002: the C++ samples at every optimisation level, mode time: exceptions unwinding through
-# instrumented frames (exit hooks on the unwind path: nothing to repair), members, templates,
+# instrumented frames (ended by the catch hook in the handler: nothing to repair), members, templates,
 # a COMDAT inline function used from two files (one body, one record), and a global constructor
 # that runs before main (its unit registered first: nothing counted in slot 0).
 . "$(dirname "$0")/lib.sh"

@@ -1,11 +1,12 @@
 #!/bin/bash
-# t104: C++ exceptions: samples/exceptions.cc (exceptions through instrumented frames, whose exit hooks
-# run as they unwind) gives exact counts and arcs, nothing abandoned or unmatched, and sane times; an
-# exception through C frames compiled without -fexceptions (no exit hook runs) is repaired from the
-# stack pointer, with counts still exact.
+# t104: C++ exceptions: samples/exceptions.cc (exceptions through instrumented frames, ended by the
+# catch hook after the handler's __cxa_begin_catch) gives exact counts and arcs, nothing abandoned or
+# unmatched, and sane times; an exception through C frames compiled without -fexceptions ends at the
+# catch all the same; one caught in code without the plugin is repaired from the stack pointer by a
+# later hook, with counts still exact.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 5
+tap_plan 6
 
 E=$T/exceptions
 check "exceptions builds" rt_sample exceptions "$E"
@@ -16,7 +17,7 @@ clean() {
 	u=$(rt_get "$E.out" lost unmatched)
 	[ "$a" = 0 ] && [ "$u" = 0 ] || { echo "abandoned $a, unmatched $u"; return 1; }
 }
-check "unwinding runs the exit hooks: nothing abandoned, nothing unmatched" clean
+check "the catch ends the unwound calls: nothing abandoned, nothing unmatched" clean
 
 # inclusive >= self >= 0 for every function (none recursive here), and thrower1 > thrower2 > thrower3
 sane() {
@@ -41,31 +42,57 @@ EOC
 cat >"$T/cxxmain.cc" <<'EOC'
 #include "sample.h"
 extern "C" void c_outer(void (*cb)(int), int i);
+int catcher(int i);
 struct Oops { int i; };
 NOINL void thrower(int i) { BARRIER(); throw Oops{ i }; }
 extern "C" void cb(int i) { thrower(i); }
 NOINL int after(int x) { BARRIER(); return x + 1; }
-int main()
+NOINL int here(int i)
+{
+	try {
+		c_outer(cb, i);
+	} catch (const Oops &) {
+		return 1;
+	}
+	return 0;
+}
+int main(int argc, char **argv)
 {
 	int caught = 0;
+	(void)argv;
 	for (int i = 0; i < 100; i++) {
-		try {
-			c_outer(cb, i);
-		} catch (const Oops &) {
-			caught++;
-		}
+		caught += argc > 1 ? catcher(i) : here(i); /* argv[1]: catch without the plugin */
 		caught = after(caught) - 1;
 	}
 	return caught != 100;
 }
 EOC
-cframes() {
+cat >"$T/catcher.cc" <<'EOC'
+/* compiled without the plugin: no catch hook */
+#include "sample.h"
+extern "C" void c_outer(void (*cb)(int), int i);
+extern "C" void cb(int i);
+struct Oops { int i; };
+NOINL int catcher(int i)
+{
+	try {
+		c_outer(cb, i);
+	} catch (const Oops &) {
+		return 1;
+	}
+	return 0;
+}
+EOC
+cx_build() {
 	local f=$T/cx
+	[ -x "$f" ] && return 0
 	$CC -fplugin="$SPY_PLUGIN" -O2 -g -fno-exceptions -I"$SAMPLES" -c "$T/cframes.c" -o "$T/cframes.o" $SPY_SAN_FLAGS || return 1
-	rt_cc "$f" "$CXX" "$T/cxxmain.cc" "$T/cframes.o" || return 1
-	rt_run "$f" || return 1
-	rt_facts "$f.out" >"$f.facts"
-	cat >"$f.expect" <<EOT
+	$CXX -O2 -g -I"$SAMPLES" -c "$T/catcher.cc" -o "$T/catcher.o" $SPY_SAN_FLAGS || return 1
+	rt_cc "$f" "$CXX" "$T/cxxmain.cc" "$T/cframes.o" "$T/catcher.o"
+}
+# the counts and arcs of either run; cb calls thrower as a tail call, so thrower's caller is c_inner
+cx_expect() {
+	cat <<EOT
 func main 1
 func c_outer 100
 func c_inner 100
@@ -73,18 +100,39 @@ func cb 100
 func _Z7throweri 100
 func _Z5afteri 100
 arc <spontaneous> main 1
-arc main c_outer 100
 arc c_outer c_inner 100
 arc main _Z5afteri 100
-arc cb _Z7throweri 100
+arc c_inner _Z7throweri 100
 arc c_inner cb 100
 EOT
+	case $1 in
+	here) printf '%s\n' "func _Z4herei 100" "arc main _Z4herei 100" "arc _Z4herei c_outer 100" ;;
+	*) echo "arc main c_outer 100" ;; # the caller from the shadow stack: catcher has no hooks
+	esac
+}
+cframes() {
+	local f=$T/cx
+	cx_build || return 1
+	rt_run "$f" || return 1
+	rt_facts "$f.out" >"$f.facts"
+	cx_expect here | sort >"$f.expect"
 	rt_compare "$f.expect" "$f.facts" || return 1
-	# c_outer and c_inner have no exit on unwinding: repaired at cb's or after()'s hook, 2 per throw;
-	# thrower too (3 per throw) when the plugin gives a function whose only exit is its own throw no
-	# unwinding exit (the plugin's business: the runtime repairs either)
-	case $(rt_get "$f.out" lost abandoned) in 200 | 300) ;; *) rt_dump "$f.out" | grep '^lost'; return 1 ;; esac
+	# thrower, c_inner and c_outer end at here()'s catch: none is left to repair
+	[ "$(rt_get "$f.out" lost abandoned)" = 0 ] || { rt_dump "$f.out" | grep '^lost'; return 1; }
 	[ "$(rt_get "$f.out" lost unmatched)" = 0 ] || { rt_dump "$f.out" | grep '^lost'; return 1; }
 }
-check "an exception through C frames without hooks: repaired, counts exact" cframes
+check "an exception through C frames without hooks ends at the catch; counts exact" cframes
+foreign() {
+	local f=$T/cx
+	cx_build || return 1
+	rt_run "$f" foreign || return 1
+	rt_facts "$f.out" >"$f.facts2"
+	cx_expect foreign | sort >"$f.expect2"
+	rt_compare "$f.expect2" "$f.facts2" || return 1
+	# no catch hook: the three frames of each throw (c_outer, c_inner, thrower; cb left by its tail
+	# call) are found dead by after()'s or main's hooks
+	case $(rt_get "$f.out" lost abandoned) in 300) ;; *) rt_dump "$f.out" | grep '^lost'; return 1 ;; esac
+	[ "$(rt_get "$f.out" lost unmatched)" = 0 ] || { rt_dump "$f.out" | grep '^lost'; return 1; }
+}
+check "caught where no hook runs: repaired from the stack pointer, counts exact" foreign
 tap_done

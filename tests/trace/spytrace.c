@@ -359,6 +359,24 @@ EXPORT void __spy_exit(void *self)
 	t->guard = 0;
 }
 
+/* ABI 4: a C++ handler caught an exception; the frames below the catcher's were unwound by it,
+ * and each is an exit of its function (the exit hook no longer runs on the way out). */
+EXPORT void __spy_catch(void)
+{
+	struct tstate *t = state();
+	if (t->guard) {
+		t->reentered++;
+		return;
+	}
+	t->guard = 1;
+	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+	while (t->depth && t->stack[t->depth - 1].cfa < cfa) {
+		t->depth--;
+		t->exits[t->stack[t->depth].id]++;
+	}
+	t->guard = 0;
+}
+
 struct found {
 	uintptr_t pc;
 	char *path;
