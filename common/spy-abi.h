@@ -7,14 +7,15 @@
 
 /* Bumped whenever a record layout, a hook's meaning or the inserted code's needs change.
  * 3: the counter as one asm statement (__spy_counts_slow_all), hooks without the guard.
- * 4: C++ catch handlers call __spy_catch; no exit hook on the way an exception leaves. */
+ * 4: C++ catch handlers call __spy_catch; no exit hook on the way an exception leaves;
+ *    mode=arcs inserts __spy_arc alone. */
 #define SPY_ABI_VERSION 4
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
 	SPY_MODE_COUNT = 0, /* add-one counter only */
-	SPY_MODE_ARCS = 1,  /* counter, entry and exit hooks */
-	SPY_MODE_TIME = 2,  /* same code as arcs; the runtime defaults to timing */
+	SPY_MODE_ARCS = 1,  /* counter and __spy_arc only (ABI 4; entry and exit hooks before) */
+	SPY_MODE_TIME = 2,  /* counter, entry, exit and catch hooks */
 };
 
 /* The third argument of __spy_register_unit: ABI version and plugin mode. */
@@ -23,7 +24,7 @@ enum spy_mode {
 #define SPY_UNIT_TAG_MODE(tag) ((tag)&0xffffu)
 
 enum spy_func_flags {
-	SPY_FUNC_HOOKS = 1u << 0,  /* entry and exit hooks were inserted */
+	SPY_FUNC_HOOKS = 1u << 0,  /* hooks were inserted (mode arcs or time) */
 	SPY_FUNC_COMDAT = 1u << 1, /* the function sits in a COMDAT group */
 	SPY_FUNC_CLONE = 1u << 2,  /* an IPA clone or split part (foo.constprop.0) */
 };
@@ -93,6 +94,11 @@ struct spy_func {
  * fifth more time on C++. Frames unwound to a catch without the hook (in code not
  * instrumented) are ended later, by the next hook that finds them below its own. */
 #define SPY_CATCH_SYMBOL "__spy_catch"
+/* The one hook of mode=arcs (ABI 4), in place of both: __spy_arc(self, cfa) with the
+ * function's canonical frame address, below which lies its return address. Without exit
+ * hooks the runtime ends a call when a later hook finds its frame at or below its own, as
+ * a returned call's frame is; the cost per call is about half of the two hooks'. */
+#define SPY_ARC_SYMBOL "__spy_arc"
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"
 #define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
 
@@ -109,6 +115,7 @@ uint64_t *__spy_counts_slow_all(void);
 void __spy_enter(void *self, void *call_site);
 void __spy_exit(void *self);
 void __spy_catch(void);
+void __spy_arc(void *self, void *cfa);
 /* Called by a constructor in every instrumented translation unit with its
  * module's record array, so a module may register several times: the runtime
  * keeps the first and ignores repeats of the same begin. */

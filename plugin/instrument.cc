@@ -17,6 +17,7 @@ static tree spy_enter_decl;
 static tree spy_exit_decl;
 static tree spy_slow_decl;
 static tree spy_catch_decl;
+static tree spy_arc_decl;
 static tree spy_counts_decl;
 static tree spy_register_decl;
 static tree spy_unregister_decl;
@@ -28,6 +29,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_exit_decl, 1, sizeof(spy_exit_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_arc_decl, 1, sizeof(spy_arc_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_counts_decl, 1, sizeof(spy_counts_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_register_decl, 1, sizeof(spy_register_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -79,6 +81,8 @@ void spy_build_decls(void)
 	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
 	spy_catch_decl =
 		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
+	spy_arc_decl = spy_runtime_fn(SPY_ARC_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									       ptr_type_node, NULL_TREE));
 	spy_register_decl = spy_runtime_fn(
 		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
 							      uint32_type_node, NULL_TREE));
@@ -534,9 +538,20 @@ static tree spy_load(gimple_seq *seq, tree type, tree ref)
 static void spy_insert_enter(function *fun, basic_block bb)
 {
 	tree ra = make_ssa_name(ptr_type_node);
-	gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
-	gcall *enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
+	gcall *call, *enter;
 	gimple_seq hook = NULL;
+
+	if (spy_opts.mode == SPY_MODE_ARCS) {
+		/* "__spy_arc (&fn, __builtin_dwarf_cfa ());": the runtime reads the
+		 * return address below the CFA, and tells a returned call's frame by
+		 * it, since no exit hook says so */
+		call = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
+		enter = gimple_build_call(spy_arc_decl, 2, spy_self(fun->decl), ra);
+	} else {
+		call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1,
+					 integer_zero_node);
+		enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
+	}
 
 	gimple_call_set_lhs(call, ra);
 	gimple_seq_add_stmt(&hook, call);
@@ -723,7 +738,8 @@ static unsigned int spy_instrument_execute(function *fun)
 
 	free_dominance_info(CDI_DOMINATORS);
 	free_dominance_info(CDI_POST_DOMINATORS);
-	if (hooks) {
+	/* mode=arcs: the entry hook only, as with mcount */
+	if (hooks && spy_opts.mode != SPY_MODE_ARCS) {
 		spy_insert_exits(fun);
 		spy_insert_catches(fun);
 	}

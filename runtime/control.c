@@ -18,7 +18,7 @@ int spy_ready;
 uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
 uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
-uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_tsc_read_mcyc;
+uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 

@@ -77,8 +77,19 @@ static inline void pop_frame(struct spy_thread *t, uint64_t now)
 		pop_frame_as(t, now, 0);
 }
 
+/* A frame of code built with mode=arcs: its key has bit 0 set (other keys are stack pointers,
+ * even). It has no exit hook, no time and no function-table activation: it just ends. */
+static inline int frame_lazy(const struct spy_frame *f)
+{
+	return (int)(f->sp & 1);
+}
+
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 {
+	if (frame_lazy(&t->stack[t->depth - 1])) {
+		t->depth--;
+		return;
+	}
 	pop_frame(t, now);
 	t->abandoned += (uint64_t)abandoned;
 }
@@ -191,10 +202,29 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		t->dropped_frames++;
 		goto out;
 	}
-	push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), t->timed ? spy_cycles() : 0);
+	if (sp & 1) /* __spy_arc's: never timed */
+		push_frame_as(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), 0, 0);
+	else
+		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
+			   t->timed ? spy_cycles() : 0);
 out:
 	barrier();
 	t->busy = 0;
+}
+
+/* The arc from call site cs to s when it is the first of its site, which is the first of its hash
+ * chain (the usual case): three dependent loads. 0 otherwise: the slow path walks the chains. */
+static inline __attribute__((always_inline)) uint32_t first_arc(const struct spy_arcs *a, uint64_t cs,
+								uint64_t s)
+{
+	uint32_t i = a->head[spy_site_hash(cs)];
+
+	if (unlikely(!i || a->site[i].pc != cs))
+		return 0;
+	i = a->site[i].arcs;
+	if (unlikely(!i || a->arc[i].callee != s))
+		return 0;
+	return i;
 }
 
 /*
@@ -214,11 +244,8 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 		now = spy_cycles();
 	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
 		goto slow;
-	i = a->head[spy_site_hash(cs)];
-	if (unlikely(!i || a->site[i].pc != cs))
-		goto slow;
-	i = a->site[i].arcs;
-	if (unlikely(!i || a->arc[i].callee != s))
+	i = first_arc(a, cs, s);
+	if (unlikely(!i))
 		goto slow;
 	push_frame_as(t, n, s, cs, sp, i, now, timed);
 	return;
@@ -240,6 +267,63 @@ SPY_EXPORT void __spy_enter(void *self, void *call_site)
 	} else {
 		enter_as(t, s, cs, sp, 0);
 	}
+}
+
+/*
+ * The one hook of code built with mode=arcs (ABI 4), mcount's way: no exit hook. cfa is the
+ * instrumented function's canonical frame address; the word below it holds the return address,
+ * and that word's address, with bit 0 set, is the frame's key. A call has returned once a later
+ * call's key reaches its own: a sibling called from the same frame has the same key, anything
+ * deeper a lower one. So this hook first drops such frames, which costs a compare per frame where
+ * an exit hook would have cost a call; a dead frame of code with exit hooks (abandoned) goes to
+ * the slow path, which ends it as such. Frames whose return was not yet seen by a later call
+ * stay on the stack: samples tell them from live ones by the stack pointer (sample.c).
+ */
+SPY_EXPORT void __spy_arc(void *self, void *cfa)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t slot = (uint64_t)(uintptr_t)cfa - 8, key = slot | 1, s = (uint64_t)(uintptr_t)self;
+	uint64_t cs = *(const uint64_t *)(uintptr_t)slot;
+	struct spy_arcs *a = &t->arcs;
+	struct spy_frame *top;
+	uint32_t n, i;
+
+	if (unlikely(t->gate)) {
+		if (t->busy)
+			return;
+		goto slow;
+	}
+	n = t->depth;
+	top = t->stack + n - 1; /* the sentinel at depth 0, with the highest key */
+	while (top->sp <= key && frame_lazy(top))
+		top--;
+	n = (uint32_t)(top - t->stack) + 1;
+	if (unlikely(n >= t->stack_max || top->sp <= key))
+		goto slow;
+	i = first_arc(a, cs, s);
+	if (unlikely(!i))
+		goto slow;
+	{
+		struct spy_arc *arc = &a->arc[i];
+		struct spy_frame *f = top + 1;
+
+		/* a new caller of the arc: the slow path says so (push_frame_as) */
+		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
+			goto slow;
+		arc->count++;
+		/* the dead frames off first, so that a signal handler's sample never reads the
+		 * frame being rewritten */
+		t->depth = n;
+		barrier();
+		f->sp = key;
+		f->self = s;
+		f->call_site = cs;
+		barrier();
+		t->depth = n + 1;
+	}
+	return;
+slow:
+	enter_slow(t, s, cs, key);
 }
 
 static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp,
@@ -316,7 +400,7 @@ SPY_EXPORT void __spy_catch(void)
 	barrier();
 	now = t->timed ? spy_cycles() : 0;
 	while (t->depth && t->stack[t->depth - 1].sp < sp)
-		pop_frame(t, now);
+		spy_hooks_pop(t, now, 0);
 	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
 		t->overflow = 0;
 	barrier();
@@ -339,6 +423,16 @@ static __attribute__((noinline, noipa)) uint64_t calib_hooks(unsigned n)
 		__spy_enter((void *)spy_calib_dummy, ra);
 		__spy_exit((void *)spy_calib_dummy);
 	}
+	return spy_cycles() - t0;
+}
+
+/* __spy_arc as sibling calls make it: each call drops the last one's frame, of the same key */
+static __attribute__((noinline, noipa)) uint64_t calib_arc(unsigned n)
+{
+	uint64_t frame[2] = { (uint64_t)(uintptr_t)__builtin_return_address(0), 0 }, t0 = spy_cycles();
+
+	for (unsigned i = 0; i < n; i++)
+		__spy_arc((void *)spy_calib_dummy, &frame[1]);
 	return spy_cycles() - t0;
 }
 
@@ -377,6 +471,7 @@ void spy_hooks_calibrate(void)
 	};
 	struct spy_thread scratch, *saved = spy_tls_thread;
 	uint64_t best = UINT64_MAX, best_empty = UINT64_MAX, best_in = UINT64_MAX, best_tsc = UINT64_MAX;
+	uint64_t best_arc = UINT64_MAX;
 
 	if (spy_mode == SPY_MODE_COUNT)
 		return;
@@ -394,20 +489,25 @@ void spy_hooks_calibrate(void)
 	 */
 	for (int r = 0; r < ROUNDS; r++) {
 		/* the dummy's arc is the first the scratch tables make: index 1 */
-		uint64_t in0 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0, in1, total, empty, tsc;
+		uint64_t in0 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0, in1, total, empty, tsc,
+			 arc;
 
 		total = calib_hooks(N);
 		in1 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0;
 		empty = calib_empty(N);
 		tsc = calib_tsc(N);
+		arc = calib_arc(N);
+		scratch.depth = 0;
 		if (r == 0)
 			continue; /* warm-up: page faults, first insertion */
 		best = total < best ? total : best;
 		best_empty = empty < best_empty ? empty : best_empty;
 		best_in = in1 - in0 < best_in ? in1 - in0 : best_in;
 		best_tsc = tsc < best_tsc ? tsc : best_tsc;
+		best_arc = arc < best_arc ? arc : best_arc;
 	}
 	best = best > best_empty ? best - best_empty : 0;
+	spy_hook_arc_mcyc = best_arc > best_empty ? (best_arc - best_empty) * 1000 / N : 0;
 	spy_hook_in_mcyc = best_in * 1000 / N;
 	spy_hook_out_mcyc = best * 1000 / N > spy_hook_in_mcyc ? best * 1000 / N - spy_hook_in_mcyc : 0;
 	spy_tsc_read_mcyc = best_tsc * 1000 / N;

@@ -215,18 +215,28 @@ uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags)
 	return n;
 }
 
-/* The calling thread's own stack (a handler or a wrapper on t's thread: frames are written before
- * the depth is raised, so depth then frames is consistent). Caller holds the lock. */
-uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint32_t skip_top)
+/*
+ * The calling thread's own stack (a handler or a wrapper on t's thread: frames are written before
+ * the depth is raised, so depth then frames is consistent), at stack pointer sp (0: here). Frames
+ * of code built with mode=arcs stay on the stack after they return, until a later call drops them:
+ * one is dead when its return-address slot (its key, less bit 0) lies below sp, or no longer
+ * holds its return address (a later call from its caller wrote another). Caller holds the lock.
+ */
+uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 {
+	const struct spy_frame *st = t->stack;
 	uint32_t d;
 
-	if (!t->tables || !t->stack)
+	if (!t->tables || !st)
 		return 0;
 	d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
 	if (d > t->stack_max)
 		d = t->stack_max;
-	d = d > skip_top ? d - skip_top : 0;
+	if (!sp)
+		sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	while (d && (st[d - 1].sp & 1) &&
+	       (st[d - 1].sp < sp || *(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site))
+		d--;
 	return spy_samp_copy(t, d, flags);
 }
 
@@ -242,6 +252,17 @@ static uint64_t uc_pc(void *ucv)
 	return (uint64_t)uc->uc_mcontext.pc;
 #else
 #error "spy sampling needs the PC from a ucontext: x86-64 or aarch64"
+#endif
+}
+
+static uint64_t uc_sp(void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+#if defined(__x86_64__)
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+	return (uint64_t)uc->uc_mcontext.sp;
 #endif
 }
 
@@ -293,7 +314,7 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	pc = uc_pc(uc);
 	if (t->busy || spy_in_runtime(pc))
 		flags |= GMON_STACK_RUNTIME;
-	n = spy_samp_own(t, &flags, 0);
+	n = spy_samp_own(t, &flags, uc_sp(uc));
 	spy_samp_add(s, pc, flags, n, 1, weight);
 	if (flags & GMON_STACK_RUNTIME)
 		s->in_runtime++;

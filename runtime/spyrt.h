@@ -246,8 +246,9 @@ void spy_samp_add(struct spy_samp *s, uint64_t pc, uint32_t flags, uint32_t n, u
 		  uint64_t weight);
 /* Copy the innermost frames of t's shadow stack below depth d into the scratch (CUT when deeper). */
 uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags);
-/* The same for the calling thread's own stack, at its current depth. */
-uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint32_t skip_top);
+/* The same for the calling thread's own stack, at its current depth, less the frames of code built
+ * with mode=arcs that returned before stack pointer sp (0: the caller's). */
+uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp);
 int spy_samp_epoch_current(const struct spy_samp *s);
 /* The table's stacks as malloc'ed arrays (frames pointers into *frames). 0 or -1. */
 int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t *nstacks,
@@ -388,6 +389,10 @@ extern struct spy_unit *spy_units;
 extern uint32_t spy_nslots; /* slots handed out, slot 0 included */
 extern uint64_t spy_slots_lost;
 extern uint32_t spy_plugin_modes; /* bit per enum spy_mode seen in a unit tag */
+extern int spy_timed_units;       /* a unit with exit hooks registered: times can be taken */
+/* The mode the file says: time without any code that has exit hooks, but with code built with
+ * mode=arcs (the hooks of which take no times), is written as arcs. */
+uint32_t spy_written_mode(void);
 
 /* ---- modules.c ---- */
 
@@ -448,7 +453,7 @@ extern int spy_ready;            /* spy_init() has run */
 extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
 extern int spy_forked;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
-extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_tsc_read_mcyc;
+extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
 
 void spy_init(void);

@@ -10,6 +10,7 @@ struct spy_unit *spy_units;
 uint32_t spy_nslots = 1; /* slot 0: functions of units not registered (yet) */
 uint64_t spy_slots_lost;
 uint32_t spy_plugin_modes;
+int spy_timed_units;
 
 static char *copy_str(const char *s)
 {
@@ -115,6 +116,10 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	if (module != UINT32_MAX)
 		spy_modules[module].flags |= GMON_MOD_INSTRUMENTED;
 	spy_plugin_modes |= 1u << (SPY_UNIT_TAG_MODE(tag) & 7);
+	/* exit hooks: mode=time, or mode=arcs before ABI 4 */
+	if (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_TIME ||
+	    (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_ARCS && SPY_UNIT_TAG_ABI(tag) < 4))
+		spy_timed_units = 1;
 	/* from here on the function counts in its own slot; other threads may be reading it */
 	for (uint32_t i = 0; i < n; i++)
 		if (begin[i].slot)

@@ -197,12 +197,20 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 			(struct gmon_count){ slot < nslots ? slot_addr[slot] : 0, d->counts[i].count };
 	}
 	if (append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
-	    append((void **)&g->fstats, &g->nfstats, d->fstats, d->nfstats, sizeof(*d->fstats)) ||
+	    append((void **)&g->fstats, &g->nfstats, d->fstats,
+		   spy_written_mode() == SPY_MODE_TIME ? d->nfstats : 0, sizeof(*d->fstats)) ||
 	    append((void **)&g->counts, &g->ncounts, one.counts, one.ncounts, sizeof(*one.counts)))
 		rc = -1;
 out:
 	free(one.counts);
 	return rc;
+}
+
+uint32_t spy_written_mode(void)
+{
+	if (spy_mode == SPY_MODE_TIME && !spy_timed_units && (spy_plugin_modes & 1u << SPY_MODE_ARCS))
+		return SPY_MODE_ARCS;
+	return spy_mode;
 }
 
 /* One thread's stacks into the profile's samples of its tid (a recycled tid appends to the first). */
@@ -283,15 +291,20 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	h->abi = SPY_ABI_VERSION;
 	h->pid = (uint32_t)getpid();
 	h->ppid = (uint32_t)getppid();
-	h->mode = spy_mode;
+	h->mode = spy_written_mode();
 	h->flags = (spy_tsc_invariant() ? GMON_HDR_TSC_INVARIANT : 0) | (final ? GMON_HDR_FINAL : 0) |
 		   (spy_forked ? GMON_HDR_FORKED : 0);
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
 	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
-	h->tsc_hz = spy_mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
+	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
 	h->hook_out_mcyc = spy_hook_out_mcyc;
 	h->hook_in_mcyc = spy_hook_in_mcyc;
+	if (!spy_timed_units && (spy_plugin_modes & 1u << SPY_MODE_ARCS)) {
+		/* only __spy_arc ran: its cost, all in the caller's time */
+		h->hook_out_mcyc = spy_hook_arc_mcyc;
+		h->hook_in_mcyc = 0;
+	}
 	h->tsc_read_mcyc = spy_tsc_read_mcyc;
 	h->slots_lost = spy_slots_lost;
 	h->unregistered = counts[0];

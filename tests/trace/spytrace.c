@@ -64,6 +64,7 @@ struct module {
 
 struct frame {
 	uint32_t id;
+	int lazy; /* pushed by __spy_arc (mode=arcs): never exited, dropped by a later call */
 	uintptr_t site, cfa;
 };
 
@@ -321,13 +322,14 @@ EXPORT void __spy_enter(void *self, void *call_site)
 	 * frame was left without an exit hook (longjmp, foreign unwinding). */
 	while (t->depth && t->stack[t->depth - 1].cfa <= cfa) {
 		t->depth--;
-		t->repaired++;
+		t->repaired += !t->stack[t->depth].lazy;
 	}
 	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
 	arc_add(t, caller, id, (uintptr_t)call_site);
 	if (t->depth < STACK_MAX) {
 		struct frame *f = &t->stack[t->depth++];
 		f->id = id;
+		f->lazy = 0;
 		f->site = (uintptr_t)call_site;
 		f->cfa = cfa;
 	} else {
@@ -352,7 +354,8 @@ EXPORT void __spy_exit(void *self)
 	if (i == 0) {
 		t->unmatched++;
 	} else {
-		t->repaired += t->depth - i;
+		for (unsigned k = i; k < t->depth; k++)
+			t->repaired += !t->stack[k].lazy;
 		t->depth = i - 1;
 	}
 	t->exits[id]++;
@@ -372,8 +375,40 @@ EXPORT void __spy_catch(void)
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
 	while (t->depth && t->stack[t->depth - 1].cfa < cfa) {
 		t->depth--;
-		t->exits[t->stack[t->depth].id]++;
+		if (!t->stack[t->depth].lazy)
+			t->exits[t->stack[t->depth].id]++;
 	}
+	t->guard = 0;
+}
+
+/* ABI 4, mode=arcs: the only hook. The frame is keyed by the address of its return address, just
+ * below cfa: a returned call's frame is at or below the key of any later call of its caller. */
+EXPORT void __spy_arc(void *self, void *cfa)
+{
+	struct tstate *t = state();
+	if (t->guard) {
+		t->reentered++;
+		return;
+	}
+	t->guard = 1;
+	uintptr_t key = (uintptr_t)cfa - sizeof(void *), site = *(uintptr_t *)key;
+	uint32_t id = func_id((uintptr_t)self);
+	while (t->depth && t->stack[t->depth - 1].cfa <= key) {
+		t->depth--;
+		t->repaired += !t->stack[t->depth].lazy;
+	}
+	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
+	arc_add(t, caller, id, site);
+	if (t->depth < STACK_MAX) {
+		struct frame *f = &t->stack[t->depth++];
+		f->id = id;
+		f->lazy = 1;
+		f->site = site;
+		f->cfa = key;
+	} else {
+		t->overflow++;
+	}
+	t->enters[id]++;
 	t->guard = 0;
 }
 
@@ -634,7 +669,8 @@ static void dump(int at_exit)
 			live = t->depth;
 		else if (!t->exited && t->depth)
 			live = 1;
-		open += t->depth - live;
+		for (unsigned k = live; k < t->depth; k++)
+			open += !t->stack[k].lazy;
 	}
 
 	/* Merge the threads' arcs by (caller, callee, site) and settle pending verdicts. */
