@@ -99,6 +99,13 @@ struct spy_func {
  * hooks the runtime ends a call when a later hook finds its frame at or below its own, as
  * a returned call's frame is; the cost per call is about half of the two hooks'. */
 #define SPY_ARC_SYMBOL "__spy_arc"
+/* Only on x86-64 (LP64), where the return address lies just below the CFA; elsewhere mode=arcs
+ * inserts the hooks of mode=time. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define SPY_ARC_HOOK 1
+#else
+#define SPY_ARC_HOOK 0
+#endif
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"
 #define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
 

@@ -535,13 +535,26 @@ static tree spy_load(gimple_seq *seq, tree type, tree ref)
 }
 
 /* "__spy_enter (&fn, __builtin_return_address (0));" at the end of bb. */
+/* Whether mode=arcs gets its one hook, __spy_arc: on x86-64 (LP64), where the return address lies
+ * just below the CFA. Elsewhere it gets the entry and exit hooks, as mode=time does. */
+static bool spy_arc_hook_p(void)
+{
+	if (spy_opts.mode != SPY_MODE_ARCS)
+		return false;
+#ifdef TARGET_X32
+	return TARGET_64BIT && !TARGET_X32;
+#else
+	return false;
+#endif
+}
+
 static void spy_insert_enter(function *fun, basic_block bb)
 {
 	tree ra = make_ssa_name(ptr_type_node);
 	gcall *call, *enter;
 	gimple_seq hook = NULL;
 
-	if (spy_opts.mode == SPY_MODE_ARCS) {
+	if (spy_arc_hook_p()) {
 		/* "__spy_arc (&fn, __builtin_dwarf_cfa ());": the runtime reads the
 		 * return address below the CFA, and tells a returned call's frame by
 		 * it, since no exit hook says so */
@@ -738,8 +751,8 @@ static unsigned int spy_instrument_execute(function *fun)
 
 	free_dominance_info(CDI_DOMINATORS);
 	free_dominance_info(CDI_POST_DOMINATORS);
-	/* mode=arcs: the entry hook only, as with mcount */
-	if (hooks && spy_opts.mode != SPY_MODE_ARCS) {
+	/* mode=arcs: the one hook, as with mcount */
+	if (hooks && !spy_arc_hook_p()) {
 		spy_insert_exits(fun);
 		spy_insert_catches(fun);
 	}

@@ -116,9 +116,9 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	if (module != UINT32_MAX)
 		spy_modules[module].flags |= GMON_MOD_INSTRUMENTED;
 	spy_plugin_modes |= 1u << (SPY_UNIT_TAG_MODE(tag) & 7);
-	/* exit hooks: mode=time, or mode=arcs before ABI 4 */
+	/* exit hooks: mode=time, or mode=arcs before ABI 4 or where the plugin has no __spy_arc */
 	if (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_TIME ||
-	    (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_ARCS && SPY_UNIT_TAG_ABI(tag) < 4))
+	    (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_ARCS && (SPY_UNIT_TAG_ABI(tag) < 4 || !SPY_ARC_HOOK)))
 		spy_timed_units = 1;
 	/* from here on the function counts in its own slot; other threads may be reading it */
 	for (uint32_t i = 0; i < n; i++)
