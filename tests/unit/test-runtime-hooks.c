@@ -1,7 +1,8 @@
 /* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c */
 /* The whole runtime, driven as the plugin drives it: functions here call __spy_enter and __spy_exit by
  * hand, and count through __spy_counts. Checked through the profile spy_dump() writes and the shared
- * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits,
+ * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits, frames of
+ * __spy_arc (mode=arcs code) among frames with exit hooks,
  * registration (slots, dedupe, names that outlive the unit), exact counts across threads, and
  * spy_on/spy_off/spy_flush. */
 #include <pthread.h>
@@ -227,6 +228,62 @@ static void test_longjmp_repaired(void **state)
 	gmon_profile_release(&p);
 }
 
+/* ---- mode=arcs code (__spy_arc alone) called from code with exit hooks ---- */
+
+#define ARC(fn) __spy_arc((void *)(fn), __builtin_dwarf_cfa())
+
+static NOINL void aleaf(void)
+{
+	ARC(aleaf);
+	sink++;
+}
+
+static NOINL void amid(int n)
+{
+	ARC(amid);
+	for (int i = 0; i < n; i++) {
+		aleaf();
+		BARRIER();
+	}
+}
+
+static NOINL void tparent(int n)
+{
+	ENTER(tparent);
+	amid(n);
+	BARRIER();
+	aleaf();
+	EXIT(tparent);
+}
+
+static void test_arc_hook_frames(void **state)
+{
+	struct gmon_profile p;
+	const struct gmon_fstat *f;
+
+	(void)state;
+	spy_flush();
+	for (int i = 0; i < 3; i++)
+		tparent(4);
+	load(&p);
+	assert_int_equal(arcs(&p, tparent, amid, NULL), 3);
+	assert_int_equal(arcs(&p, amid, aleaf, NULL), 12);
+	/* amid returned: the aleaf() after it finds amid's frame at its own key and drops it */
+	assert_int_equal(arcs(&p, tparent, aleaf, NULL), 3);
+	/* frames without exit hooks end silently: tparent's exit drops them, nothing abandoned */
+	assert_int_equal(p.hdr.abandoned, 0);
+	assert_int_equal(p.hdr.unmatched, 0);
+	f = fstat(&p, tparent);
+	assert_non_null(f);
+	assert_true(f->max >= f->min && f->max > 0);
+	/* no times for functions without exit hooks: their calls only */
+	f = fstat(&p, amid);
+	assert_true(!f || (f->max == 0 && f->incl == 0));
+	f = fstat(&p, aleaf);
+	assert_true(!f || (f->max == 0 && f->incl == 0));
+	gmon_profile_release(&p);
+}
+
 static NOINL void stray(void)
 {
 	EXIT(stray);
@@ -446,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_longjmp_repaired), cmocka_unit_test(test_unmatched_exit),
 		cmocka_unit_test(test_register),         cmocka_unit_test(test_threads_exact),
 		cmocka_unit_test(test_on_off_flush),     cmocka_unit_test(test_flush_keeps_active_frames),
+		cmocka_unit_test(test_arc_hook_frames),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
