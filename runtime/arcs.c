@@ -85,6 +85,8 @@ void spy_arcs_reset(struct spy_arcs *a)
 		memset(&a->fstat[0], 0, sizeof(a->fstat[0]));
 		a->fstat[0].min = UINT64_MAX;
 		a->nfstat = 1;
+		/* a count still pending belongs to the tables just emptied */
+		a->hist_pending = &a->fstat[0].hist[0];
 	}
 }
 

@@ -103,6 +103,9 @@ struct spy_arcs {
 	struct spy_site *site;
 	struct spy_arc *arc;
 	struct spy_fstat *fstat;
+	/* time mode: the histogram count of the last call, added by the next one (hooks.c); the sink's
+	 * while none is pending. A snapshot counts it. */
+	uint64_t *hist_pending;
 	uint32_t *fhead; /* function table hash heads */
 	uint32_t nsite, site_alloc, site_max;
 	uint32_t narc, arc_alloc, arc_max;
@@ -295,16 +298,17 @@ enum spy_thread_state {
 };
 
 struct spy_thread {
-	/* hot: the hooks touch these. One load of gate sends a hook to its slow path: busy is the
+	/* hot: the hooks touch these. One load of gate picks a hook's path: 0 for mode arcs'
+	 * fast path, SPY_GATE_TIMED for mode time's, anything else for the slow path. busy is the
 	 * re-entrancy guard of the slow paths (and stays 1 on the idle thread), stale says the
 	 * control word changed (or is off, or watching) since this thread last looked. */
 	union {
 		struct {
-			uint32_t busy, stale;
+			uint16_t busy, stale;
+			uint32_t timed; /* mode time */
 		};
 		uint64_t gate;
 	};
-	uint32_t timed; /* mode time */
 	struct spy_frame *stack;
 	uint32_t depth, stack_max;
 	uint32_t overflow; /* frames deeper than stack_max not pushed */
@@ -326,6 +330,15 @@ struct spy_thread {
 	struct spy_tdata data; /* after retirement */
 	struct spy_samp samp;  /* sampling (sample.c) */
 };
+
+/* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SPY_GATE_TIMED ((uint64_t)1 << 32)
+#else
+#define SPY_GATE_TIMED ((uint64_t)1)
+#endif
+_Static_assert(offsetof(struct spy_thread, timed) == offsetof(struct spy_thread, gate) + 4,
+	       "timed is the gate's upper half");
 
 /* Set while the hooks are wanted (defined here whichever spy-abi.h is in use). */
 extern SPY_EXPORT int __spy_hooks;
