@@ -1,5 +1,6 @@
-/* The hot path: __spy_enter and __spy_exit keep the thread's shadow stack and count and time its arcs.
- * No lock, no malloc, no printing. Their fast paths are leaves that read only the calling thread's own
+/* The hot path: __spy_enter and __spy_exit keep the thread's shadow stack and count and time its arcs;
+ * __spy_catch ends the calls an exception unwound; __spy_arc, the one hook of mode=arcs code, counts
+ * arcs and keeps the stack without exits. No lock, no malloc, no printing. Their fast paths are leaves that read only the calling thread's own
  * state; everything rare (first call of a thread, control changes, frames abandoned by longjmp,
  * pthread_exit or foreign unwinding, a new arc, a full stack) jumps to a slow path that starts over
  * under the re-entrancy guard. Also the start-up calibration of the hooks' own cost. */
