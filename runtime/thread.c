@@ -190,7 +190,8 @@ void spy_thread_reset(struct spy_thread *t)
 		f->func = a->func;
 		f->entry = now;
 		f->children = 0;
-		if (t->timed)
+		/* not a frame of __spy_arc (key bit 0): it ends without an exit, and untimed */
+		if (t->timed && !(f->sp & 1))
 			t->arcs.fstat[f->func].depth++;
 	}
 }
