@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -215,12 +216,24 @@ uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags)
 	return n;
 }
 
+static uint64_t page_mask = ~(uint64_t)4095;
+
+/* Whether the word at addr can be read: a returned call's slot may lie in a stack since freed (a
+ * coroutine's). One system call, only for frames of mode=arcs code on top of the stack. */
+static int readable(uint64_t addr)
+{
+	unsigned char v;
+
+	return mincore((void *)(uintptr_t)(addr & page_mask), 1, &v) == 0;
+}
+
 /*
  * The calling thread's own stack (a handler or a wrapper on t's thread: frames are written before
  * the depth is raised, so depth then frames is consistent), at stack pointer sp (0: here). Frames
  * of code built with mode=arcs stay on the stack after they return, until a later call drops them:
- * one is dead when its return-address slot (its key, less bit 0) lies below sp, or no longer
- * holds its return address (a later call from its caller wrote another). Caller holds the lock.
+ * one is dead when its return-address slot (its key, less bit 0) lies below sp, is no longer mapped
+ * (a coroutine's stack, freed), or no longer holds its return address (a later call from its caller
+ * wrote another). Caller holds the lock.
  */
 uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 {
@@ -235,7 +248,8 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 	if (!sp)
 		sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	while (d && (st[d - 1].sp & 1) &&
-	       (st[d - 1].sp < sp || *(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site))
+	       (st[d - 1].sp < sp || !readable(st[d - 1].sp - 1) ||
+		*(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site))
 		d--;
 	return spy_samp_copy(t, d, flags);
 }
@@ -499,6 +513,8 @@ void spy_samp_init(void)
 	int rc;
 
 	spy_watch = spy_cfg.watch;
+	if (sysconf(_SC_PAGESIZE) > 0)
+		page_mask = ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 	spy_samp_period = (uint64_t)1000000000u * spy_cfg.divisor / spy_cfg.hz;
 	if (!spy_samp_period)
 		spy_samp_period = 1;
