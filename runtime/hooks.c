@@ -227,20 +227,20 @@ out:
 	t->busy = 0;
 }
 
-/* The arc from call site cs to s when it is the first of its site, which is the first of its hash
- * chain (the usual case): three dependent loads. 0 otherwise: the slow path walks the chains. */
-static inline __attribute__((always_inline)) uint32_t first_arc(const struct spy_arcs *a, uint64_t cs,
-								uint64_t s)
-{
-	uint32_t i = a->head[spy_site_hash(cs)];
-
-	if (unlikely(!i || a->site[i].pc != cs))
-		return 0;
-	i = a->site[i].arcs;
-	if (unlikely(!i || a->arc[i].callee != s))
-		return 0;
-	return i;
-}
+/* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
+ * chain (the usual case): three dependent loads; else goto miss, where the slow path walks the chains.
+ * An empty head or site leads to index 0, the sink, whose pc and callee stay 0: no return address or
+ * function has that value, so the compare fails there without a test of its own. A macro, so that a
+ * miss is one branch and not a returned 0 tested again. */
+#define FIRST_ARC(a, cs, s, i, miss)                       \
+	do {                                               \
+		(i) = (a)->head[spy_site_hash(cs)];        \
+		if (unlikely((a)->site[(i)].pc != (cs)))   \
+			goto miss;                         \
+		(i) = (a)->site[(i)].arcs;                 \
+		if (unlikely((a)->arc[(i)].callee != (s))) \
+			goto miss;                         \
+	} while (0)
 
 /*
  * The fast path: the arc is the first of its call site, which is the first of its hash chain (the
@@ -259,9 +259,7 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 		now = spy_cycles();
 	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
 		goto slow;
-	i = first_arc(a, cs, s);
-	if (unlikely(!i))
-		goto slow;
+	FIRST_ARC(a, cs, s, i, slow);
 	push_frame_as(t, n, s, cs, sp, i, now, timed);
 	return;
 slow:
@@ -312,21 +310,20 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 	uint32_t n, i;
 
 	/* busy or stale; either mode, as this hook takes no time */
-	if (unlikely(t->gate & ~SPY_GATE_TIMED)) {
+	if (unlikely(t->held)) {
 		if (t->busy)
 			return;
 		goto slow;
 	}
 	n = t->depth;
 	top = t->stack + n - 1; /* the sentinel at depth 0, with the highest key */
-	while (top->sp <= key && frame_lazy(top))
+	while (top->sp <= key && frame_lazy(top)) {
 		top--;
-	n = (uint32_t)(top - t->stack) + 1;
+		n--;
+	}
 	if (unlikely(n >= t->stack_max || top->sp <= key))
 		goto slow;
-	i = first_arc(a, cs, s);
-	if (unlikely(!i))
-		goto slow;
+	FIRST_ARC(a, cs, s, i, slow);
 	{
 		struct spy_arc *arc = &a->arc[i];
 		struct spy_frame *f = top + 1;

@@ -304,7 +304,12 @@ struct spy_thread {
 	 * control word changed (or is off, or watching) since this thread last looked. */
 	union {
 		struct {
-			uint16_t busy, stale;
+			union {
+				struct {
+					uint16_t busy, stale;
+				};
+				uint32_t held; /* busy or stale: the slow path, in either mode */
+			};
 			uint32_t timed; /* mode time */
 		};
 		uint64_t gate;
