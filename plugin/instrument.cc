@@ -535,17 +535,21 @@ static tree spy_load(gimple_seq *seq, tree type, tree ref)
 }
 
 /* "__spy_enter (&fn, __builtin_return_address (0));" at the end of bb. */
-/* Whether mode=arcs gets its one hook, __spy_arc: on x86-64 (LP64), where the return address lies
- * just below the CFA. Elsewhere it gets the entry and exit hooks, as mode=time does. */
-static bool spy_arc_hook_p(void)
+/* x86-64 with 64-bit pointers (not x32): where the asm counter and __spy_arc apply. */
+static bool spy_target_x86_64_lp64(void)
 {
-	if (spy_opts.mode != SPY_MODE_ARCS)
-		return false;
 #ifdef TARGET_X32
 	return TARGET_64BIT && !TARGET_X32;
 #else
 	return false;
 #endif
+}
+
+/* Whether mode=arcs gets its one hook, __spy_arc: on x86-64 (LP64), where the return address lies
+ * just below the CFA. Elsewhere it gets the entry and exit hooks, as mode=time does. */
+static bool spy_arc_hook_p(void)
+{
+	return spy_opts.mode == SPY_MODE_ARCS && spy_target_x86_64_lp64();
 }
 
 static void spy_insert_enter(function *fun, basic_block bb)
@@ -590,7 +594,7 @@ static gimple *spy_count_asm(tree slot)
 	tree p = make_ssa_name(ptr_type_node), i = make_ssa_name(uint64_type_node);
 	gasm *stmt;
 
-	if (!TARGET_64BIT || TARGET_X32 || ix86_cmodel == CM_LARGE || ix86_cmodel == CM_LARGE_PIC ||
+	if (!spy_target_x86_64_lp64() || ix86_cmodel == CM_LARGE || ix86_cmodel == CM_LARGE_PIC ||
 	    !TARGET_TLS_DIRECT_SEG_REFS)
 		return NULL;
 	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(4, "=&a")), p));

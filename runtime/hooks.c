@@ -90,16 +90,9 @@ static inline void pop_frame(struct spy_thread *t, uint64_t now)
 		pop_frame_as(t, now, 0);
 }
 
-/* A frame of code built with mode=arcs: its key has bit 0 set (other keys are stack pointers,
- * even). It has no exit hook, no time and no function-table activation: it just ends. */
-static inline int frame_lazy(const struct spy_frame *f)
-{
-	return (int)(f->sp & 1);
-}
-
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 {
-	if (frame_lazy(&t->stack[t->depth - 1])) {
+	if (spy_key_lazy(t->stack[t->depth - 1].sp)) {
 		t->depth--;
 		return;
 	}
@@ -150,6 +143,13 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
 }
 
+/* End the frames whose key lies below limit: deeper than a live frame there, so gone. */
+static void end_below(struct spy_thread *t, uint64_t limit, uint64_t now, int abandoned)
+{
+	while (t->depth && t->stack[t->depth - 1].sp < limit)
+		spy_hooks_pop(t, now, abandoned);
+}
+
 /* An enter hook found frames at or below its own stack pointer: their functions are gone (longjmp,
  * pthread_exit, unwinding without hooks), so they end now. Frames never pushed because the stack
  * was full were deeper still, so they are gone too. */
@@ -157,8 +157,7 @@ static uint32_t unwind_dead(struct spy_thread *t, uint64_t sp)
 {
 	uint64_t now = t->timed ? spy_cycles() : 0;
 
-	while (t->depth && t->stack[t->depth - 1].sp <= sp)
-		spy_hooks_pop(t, now, 1);
+	end_below(t, sp + 1, now, 1);
 	t->overflow = 0;
 	return t->depth;
 }
@@ -174,10 +173,8 @@ static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint6
 		return 0;
 	}
 	/* frames deeper than the exiting function cannot be alive */
-	while (n && t->stack[n - 1].sp < sp) {
-		spy_hooks_pop(t, now, 1);
-		n--;
-	}
+	end_below(t, sp, now, 1);
+	n = t->depth;
 	/* its own frame, entered with a higher stack pointer (alloca) */
 	if (n && t->stack[n - 1].self == self)
 		return 1;
@@ -217,7 +214,7 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		t->dropped_frames++;
 		goto out;
 	}
-	if (sp & 1) /* __spy_arc's: never timed */
+	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
 		push_frame_as(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), 0, 0);
 	else
 		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
@@ -317,7 +314,7 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 	}
 	n = t->depth;
 	top = t->stack + n - 1; /* the sentinel at depth 0, with the highest key */
-	while (top->sp <= key && frame_lazy(top)) {
+	while (top->sp <= key && spy_key_lazy(top->sp)) {
 		top--;
 		n--;
 	}
@@ -420,8 +417,7 @@ SPY_EXPORT void __spy_catch(void)
 	t->busy = 1;
 	barrier();
 	now = t->timed ? spy_cycles() : 0;
-	while (t->depth && t->stack[t->depth - 1].sp < sp)
-		spy_hooks_pop(t, now, 0);
+	end_below(t, sp, now, 0);
 	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
 		t->overflow = 0;
 	barrier();

@@ -247,7 +247,7 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 		d = t->stack_max;
 	if (!sp)
 		sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
-	while (d && (st[d - 1].sp & 1) &&
+	while (d && spy_key_lazy(st[d - 1].sp) &&
 	       (st[d - 1].sp < sp || !readable(st[d - 1].sp - 1) ||
 		*(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site))
 		d--;

@@ -368,6 +368,12 @@ struct spy_thread *spy_thread_attach(void);
 int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d);
 void spy_tdata_free(struct spy_tdata *d);
 struct spy_frame *spy_stack_new(uint32_t max);
+/* A frame's key with bit 0 set is one of __spy_arc's (code built with mode=arcs; other keys are stack
+ * pointers, even): it has no exit hook, no time and no function-table activation, and just ends. */
+static inline int spy_key_lazy(uint64_t key)
+{
+	return (int)(key & 1);
+}
 void spy_stack_free(struct spy_frame *stack, uint32_t max);
 /* Pop every frame of t as abandoned at time now (thread exit, final write). */
 void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
@@ -411,6 +417,8 @@ extern int spy_timed_units;       /* a unit with exit hooks registered: times ca
 /* The mode the file says: time without any code that has exit hooks, but with code built with
  * mode=arcs (the hooks of which take no times), is written as arcs. */
 uint32_t spy_written_mode(void);
+/* The only hooks that ran were __spy_arc's: code built with mode=arcs, none with exit hooks. */
+int spy_arc_hooks_only(void);
 
 /* ---- modules.c ---- */
 

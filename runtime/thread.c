@@ -191,7 +191,7 @@ void spy_thread_reset(struct spy_thread *t)
 		f->entry = now;
 		f->children = 0;
 		/* not a frame of __spy_arc (key bit 0): it ends without an exit, and untimed */
-		if (t->timed && !(f->sp & 1))
+		if (t->timed && !spy_key_lazy(f->sp))
 			t->arcs.fstat[f->func].depth++;
 	}
 }

@@ -206,9 +206,14 @@ out:
 	return rc;
 }
 
+int spy_arc_hooks_only(void)
+{
+	return !spy_timed_units && (spy_plugin_modes & 1u << SPY_MODE_ARCS);
+}
+
 uint32_t spy_written_mode(void)
 {
-	if (spy_mode == SPY_MODE_TIME && !spy_timed_units && (spy_plugin_modes & 1u << SPY_MODE_ARCS))
+	if (spy_mode == SPY_MODE_TIME && spy_arc_hooks_only())
 		return SPY_MODE_ARCS;
 	return spy_mode;
 }
@@ -300,7 +305,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
 	h->hook_out_mcyc = spy_hook_out_mcyc;
 	h->hook_in_mcyc = spy_hook_in_mcyc;
-	if (!spy_timed_units && (spy_plugin_modes & 1u << SPY_MODE_ARCS)) {
+	if (spy_arc_hooks_only()) {
 		/* only __spy_arc ran: its cost, all in the caller's time */
 		h->hook_out_mcyc = spy_hook_arc_mcyc;
 		h->hook_in_mcyc = 0;

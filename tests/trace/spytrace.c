@@ -308,6 +308,30 @@ static void arc_add(struct tstate *t, uint32_t caller, uint32_t callee, uintptr_
 	}
 }
 
+/* An entry at frame key (the hook's CFA for __spy_enter, the return-address slot for __spy_arc). A
+ * live caller's frame lies strictly above its callee's: anything at or below this frame was left
+ * without an exit hook (longjmp, foreign unwinding) or, lazy, has no exit hook at all. */
+static void enter_at(struct tstate *t, uintptr_t self, uintptr_t site, uintptr_t key, int lazy)
+{
+	uint32_t id = func_id(self);
+	while (t->depth && t->stack[t->depth - 1].cfa <= key) {
+		t->depth--;
+		t->repaired += !t->stack[t->depth].lazy;
+	}
+	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
+	arc_add(t, caller, id, site);
+	if (t->depth < STACK_MAX) {
+		struct frame *f = &t->stack[t->depth++];
+		f->id = id;
+		f->lazy = lazy;
+		f->site = site;
+		f->cfa = key;
+	} else {
+		t->overflow++;
+	}
+	t->enters[id]++;
+}
+
 EXPORT void __spy_enter(void *self, void *call_site)
 {
 	struct tstate *t = state();
@@ -316,26 +340,7 @@ EXPORT void __spy_enter(void *self, void *call_site)
 		return;
 	}
 	t->guard = 1;
-	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
-	uint32_t id = func_id((uintptr_t)self);
-	/* A live caller's frame lies strictly above its callee's: anything at or below this
-	 * frame was left without an exit hook (longjmp, foreign unwinding). */
-	while (t->depth && t->stack[t->depth - 1].cfa <= cfa) {
-		t->depth--;
-		t->repaired += !t->stack[t->depth].lazy;
-	}
-	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
-	arc_add(t, caller, id, (uintptr_t)call_site);
-	if (t->depth < STACK_MAX) {
-		struct frame *f = &t->stack[t->depth++];
-		f->id = id;
-		f->lazy = 0;
-		f->site = (uintptr_t)call_site;
-		f->cfa = cfa;
-	} else {
-		t->overflow++;
-	}
-	t->enters[id]++;
+	enter_at(t, (uintptr_t)self, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa(), 0);
 	t->guard = 0;
 }
 
@@ -391,24 +396,8 @@ EXPORT void __spy_arc(void *self, void *cfa)
 		return;
 	}
 	t->guard = 1;
-	uintptr_t key = (uintptr_t)cfa - sizeof(void *), site = *(uintptr_t *)key;
-	uint32_t id = func_id((uintptr_t)self);
-	while (t->depth && t->stack[t->depth - 1].cfa <= key) {
-		t->depth--;
-		t->repaired += !t->stack[t->depth].lazy;
-	}
-	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
-	arc_add(t, caller, id, site);
-	if (t->depth < STACK_MAX) {
-		struct frame *f = &t->stack[t->depth++];
-		f->id = id;
-		f->lazy = 1;
-		f->site = site;
-		f->cfa = key;
-	} else {
-		t->overflow++;
-	}
-	t->enters[id]++;
+	uintptr_t key = (uintptr_t)cfa - sizeof(void *);
+	enter_at(t, (uintptr_t)self, *(uintptr_t *)key, key, 1);
 	t->guard = 0;
 }
 
