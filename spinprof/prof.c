@@ -101,7 +101,10 @@ static int func_cmp(const void *a, const void *b)
 
 void prof_sort_funcs(struct prof *p)
 {
-	qsort(p->items, p->nr, sizeof(*p->items), func_cmp);
+	/* a profile may list no function at all (a program linked with libspyrt, built without the
+	 * plugin); then items is NULL, which qsort may not be given even for no element */
+	if (p->nr)
+		qsort(p->items, p->nr, sizeof(*p->items), func_cmp);
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].head = (uint32_t)i;
 }

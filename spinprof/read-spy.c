@@ -287,7 +287,8 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 	merge_funcs(p, q);
 	merge_samples(p, q);
 	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
-	memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
+	if (q->nthreads) /* a profile may have no THREAD record: q->threads is NULL */
+		memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
 	p->nthreads += q->nthreads;
 	q->nthreads = 0;
 	struct gmon_header *h = &p->hdr, *g = &q->hdr;
