@@ -1,11 +1,15 @@
-/* The decoder of the spy profile file, which trusts nothing: every length is checked before use, every
- * record's CRC too, and any problem is one error line naming the record. A part of gmon-io.c,
- * compiled through it (it uses its helpers). */
-/* ---- decoder --------------------------------------------------------------------------------------- */
+/* The decoder of the spy profile file's records, which trusts nothing: every length is checked before
+ * use, and any problem is one error line naming the record. It reads a record's payload through a
+ * cursor whose window gmon-read.c fills (from memory, a file, or zlib). A part of gmon-io.c, compiled
+ * through it (it uses its helpers). */
+/* ---- the cursor over a record's payload ------------------------------------------------------------ */
 
 struct cur {
-	const uint8_t *p;
+	const uint8_t *p; /* the window: the payload's raw bytes p[off, len) */
 	size_t len, off;
+	uint64_t more; /* raw bytes after the window */
+	struct in *in; /* where they come from */
+	int zlib;      /* through in->z */
 	int bad;
 	char *err;
 	size_t errsz;
@@ -31,18 +35,52 @@ static void cur_fail(struct cur *c, const char *fmt, ...)
 		snprintf(c->err, c->errsz, "%s", msg);
 }
 
-static int need(struct cur *c, size_t n, const char *what)
+/* An allocation failed: the message begins "out of memory", as spinprof's own do. */
+static void cur_oom(struct cur *c, uint64_t bytes, const char *what)
+{
+	if (c->bad)
+		return;
+	c->bad = 1;
+	snprintf(c->err, c->errsz, "out of memory (%" PRIu64 " bytes for %s, %s)", bytes, what, c->where);
+}
+
+struct in; /* gmon-read.c: where the bytes come from */
+
+/* The raw bytes left in the payload, the window's included. */
+static uint64_t rest(const struct cur *c)
+{
+	return c->len - c->off + c->more;
+}
+
+/* Make the window hold at least n bytes (n <= rest(c)); in gmon-read.c. */
+static int refill(struct cur *c, size_t n);
+
+static inline int need(struct cur *c, size_t n, const char *what)
 {
 	if (c->bad)
 		return 0;
-	if (c->len - c->off < n) {
-		cur_fail(c, "truncated %s (%zu bytes left, %zu needed)", what, c->len - c->off, n);
+	if (c->len - c->off >= n)
+		return 1;
+	if (rest(c) < n) {
+		cur_fail(c, "truncated %s (%" PRIu64 " bytes left, %zu needed)", what, rest(c), n);
 		return 0;
 	}
-	return 1;
+	return refill(c, n);
 }
 
-static uint64_t get_n(struct cur *c, int n, const char *what)
+/* How many of n elements of size bytes each lie whole in the window (at least one), 0 on failure:
+ * the decoding loops take them without a check each. */
+static size_t batch(struct cur *c, uint64_t n, size_t size, const char *what)
+{
+	size_t k;
+
+	if (!need(c, size, what))
+		return 0;
+	k = (c->len - c->off) / size;
+	return k < n ? k : (size_t)n;
+}
+
+static inline uint64_t get_n(struct cur *c, int n, const char *what)
 {
 	uint64_t v;
 
@@ -79,7 +117,7 @@ static char *get_bytes(struct cur *c, uint32_t *lenp, const char *what)
 		return NULL;
 	s = malloc((size_t)n + 1);
 	if (!s) {
-		cur_fail(c, "out of memory");
+		cur_oom(c, (uint64_t)n + 1, what);
 		return NULL;
 	}
 	memcpy(s, c->p + c->off, n);
@@ -108,14 +146,14 @@ static uint64_t get_count(struct cur *c, int width, size_t min_size, const char 
 {
 	uint64_t n = get_n(c, width, what);
 
-	if (!c->bad && min_size && n > (c->len - c->off) / min_size) {
-		cur_fail(c, "%" PRIu64 " %s cannot fit in the %zu bytes left", n, what, c->len - c->off);
+	if (!c->bad && min_size && n > rest(c) / min_size) {
+		cur_fail(c, "%" PRIu64 " %s cannot fit in the %" PRIu64 " bytes left", n, what, rest(c));
 		return 0;
 	}
 	return n;
 }
 
-static void *get_array(struct cur *c, uint64_t n, size_t size)
+static void *get_array(struct cur *c, uint64_t n, size_t size, const char *what)
 {
 	void *p;
 
@@ -123,7 +161,7 @@ static void *get_array(struct cur *c, uint64_t n, size_t size)
 		return NULL;
 	p = calloc((size_t)n, size);
 	if (!p)
-		cur_fail(c, "out of memory");
+		cur_oom(c, n * size, what);
 	return p;
 }
 
@@ -150,7 +188,7 @@ static void dec_header(struct cur *c, struct gmon_header *h)
 	h->unregistered = get_u64(c, "dropped counts");
 	h->error = get_str(c, "error text");
 	h->argc = (uint32_t)get_count(c, 4, 4, "arguments");
-	h->argv = get_array(c, h->argc, sizeof(char *));
+	h->argv = get_array(c, h->argc, sizeof(char *), "arguments");
 	for (uint32_t i = 0; h->argv && i < h->argc && !c->bad; i++)
 		h->argv[i] = get_str(c, "argument");
 	if (!c->bad && h->mode > 2)
@@ -175,7 +213,7 @@ static void dec_funcs(struct cur *c, struct gmon_funcs *fs)
 	fs->module = get_u32(c, "module id");
 	fs->plugin_mode = get_u32(c, "plugin mode");
 	fs->nr = (uint32_t)get_count(c, 4, 32, "functions");
-	fs->funcs = get_array(c, fs->nr, sizeof(*fs->funcs));
+	fs->funcs = get_array(c, fs->nr, sizeof(*fs->funcs), "functions");
 	for (uint32_t i = 0; fs->funcs && i < fs->nr && !c->bad; i++) {
 		struct gmon_func *f = &fs->funcs[i];
 
@@ -203,49 +241,69 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 	t->abandoned = get_u64(c, "thread counts");
 	t->unmatched = get_u64(c, "thread counts");
 	t->narcs = get_count(c, 8, 48, "arcs");
-	t->arcs = get_array(c, t->narcs, sizeof(*t->arcs));
-	for (uint64_t i = 0; t->arcs && i < t->narcs && !c->bad; i++) {
-		struct gmon_arc *a = &t->arcs[i];
+	t->arcs = get_array(c, t->narcs, sizeof(*t->arcs), "arcs");
+	for (uint64_t i = 0; t->arcs && i < t->narcs;) {
+		size_t k = batch(c, t->narcs - i, 48, "arc");
+		const uint8_t *q = c->p + c->off;
 
-		a->call_site = get_u64(c, "arc");
-		a->caller = get_u64(c, "arc");
-		a->callee = get_u64(c, "arc");
-		a->count = get_u64(c, "arc");
-		a->incl = get_u64(c, "arc");
-		a->self = get_u64(c, "arc");
+		if (!k)
+			break;
+		c->off += k * 48;
+		for (; k; k--, i++, q += 48) {
+			struct gmon_arc *a = &t->arcs[i];
+
+			a->call_site = ld64(q);
+			a->caller = ld64(q + 8);
+			a->callee = ld64(q + 16);
+			a->count = ld64(q + 24);
+			a->incl = ld64(q + 32);
+			a->self = ld64(q + 40);
+		}
 	}
 	t->nfstats = get_count(c, 8, 52, "function times");
-	t->fstats = get_array(c, t->nfstats, sizeof(*t->fstats));
-	for (uint64_t i = 0; t->fstats && i < t->nfstats && !c->bad; i++) {
+	t->fstats = get_array(c, t->nfstats, sizeof(*t->fstats), "function times");
+	for (uint64_t i = 0; t->fstats && i < t->nfstats && need(c, 52, "function time"); i++) {
 		struct gmon_fstat *f = &t->fstats[i];
-		uint32_t nh;
+		const uint8_t *q = c->p + c->off;
+		uint32_t nh = ld32(q + 48);
 
-		f->addr = get_u64(c, "function time");
-		f->calls = get_u64(c, "function time");
-		f->incl = get_u64(c, "function time");
-		f->self = get_u64(c, "function time");
-		f->min = get_u64(c, "function time");
-		f->max = get_u64(c, "function time");
-		nh = get_u32(c, "histogram");
-		if (!c->bad && nh > GMON_HIST_BUCKETS) {
+		f->addr = ld64(q);
+		f->calls = ld64(q + 8);
+		f->incl = ld64(q + 16);
+		f->self = ld64(q + 24);
+		f->min = ld64(q + 32);
+		f->max = ld64(q + 40);
+		c->off += 52;
+		if (nh > GMON_HIST_BUCKETS) {
 			cur_fail(c, "histogram of %" PRIu32 " buckets (at most %d)", nh, GMON_HIST_BUCKETS);
 			break;
 		}
-		for (uint32_t j = 0; j < nh && !c->bad; j++)
-			f->hist[j] = get_u64(c, "histogram");
+		if (!need(c, 8 * (size_t)nh, "histogram"))
+			break;
+		for (uint32_t j = 0; j < nh; j++)
+			f->hist[j] = ld64(c->p + c->off + 8 * j);
+		c->off += 8 * (size_t)nh;
 	}
 	t->ncounts = get_count(c, 8, 16, "thread counts");
-	t->counts = get_array(c, t->ncounts, sizeof(*t->counts));
-	for (uint64_t i = 0; t->counts && i < t->ncounts && !c->bad; i++) {
-		t->counts[i].addr = get_u64(c, "count");
-		t->counts[i].count = get_u64(c, "count");
+	t->counts = get_array(c, t->ncounts, sizeof(*t->counts), "thread counts");
+	for (uint64_t i = 0; t->counts && i < t->ncounts;) {
+		size_t k = batch(c, t->ncounts - i, 16, "count");
+		const uint8_t *q = c->p + c->off;
+
+		if (!k)
+			break;
+		c->off += k * 16;
+		for (; k; k--, i++, q += 16) {
+			t->counts[i].addr = ld64(q);
+			t->counts[i].count = ld64(q + 8);
+		}
 	}
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)
 {
 	p->ncounters = (uint32_t)get_count(c, 4, 12, "counters");
-	p->counters = get_array(c, p->ncounters, sizeof(*p->counters));
+	p->counters = get_array(c, p->ncounters, sizeof(*p->counters), "counters");
 	for (uint32_t i = 0; p->counters && i < p->ncounters && !c->bad; i++) {
 		p->counters[i].name = get_str(c, "counter name");
 		p->counters[i].value = get_u64(c, "counter value");
@@ -280,55 +338,61 @@ static void dec_sampling(struct cur *c, struct gmon_sampling *s)
 		cur_fail(c, "divisor 0");
 }
 
-/*
- * A thread's stacks. The frames of all stacks go into one array, sized by a first pass over the
- * payload, so a stack's frames pointer stays valid and a lying depth fails before any allocation.
- */
+/* A thread's stacks. The frames of all stacks go into one array, grown as stacks come, each depth
+ * checked against the bytes left first; the stacks point into it once all are in. */
 static void dec_samples(struct cur *c, struct gmon_samples *s)
 {
-	size_t start;
-	uint64_t nframes = 0, fi = 0;
+	uint64_t cap = 0;
 
 	s->tid = get_u32(c, "sample thread id");
 	s->nstacks = get_count(c, 8, 32, "stacks");
-	start = c->off;
-	for (uint64_t i = 0; i < s->nstacks && !c->bad; i++) {
-		uint32_t depth;
-
-		if (!need(c, 32, "stack")) /* count, weight, pc, flags, depth */
-			break;
-		depth = (uint32_t)get_le(c->p + c->off + 28, 4);
-		c->off += 32;
-		if (depth > (c->len - c->off) / 16) {
-			cur_fail(c, "a stack of %" PRIu32 " frames cannot fit in the %zu bytes left", depth,
-				 c->len - c->off);
-			break;
-		}
-		c->off += (size_t)depth * 16;
-		nframes += depth;
-	}
-	if (c->bad)
-		return;
-	c->off = start;
-	s->stacks = get_array(c, s->nstacks, sizeof(*s->stacks));
-	s->frames = get_array(c, nframes, sizeof(*s->frames));
-	s->nframes = nframes;
-	for (uint64_t i = 0; s->stacks && i < s->nstacks && !c->bad; i++) {
+	s->stacks = get_array(c, s->nstacks, sizeof(*s->stacks), "stacks");
+	for (uint64_t i = 0; s->stacks && i < s->nstacks && need(c, 32, "stack"); i++) {
 		struct gmon_stack *k = &s->stacks[i];
+		const uint8_t *q = c->p + c->off;
 
-		k->count = get_u64(c, "stack");
-		k->weight = get_u64(c, "stack");
-		k->pc = get_u64(c, "stack");
-		k->flags = get_u32(c, "stack flags");
-		k->depth = get_u32(c, "stack depth");
-		k->frames = k->depth ? s->frames + fi : NULL;
-		for (uint32_t j = 0; j < k->depth && !c->bad; j++, fi++) {
-			s->frames[fi].func = get_u64(c, "frame");
-			s->frames[fi].call_site = get_u64(c, "frame");
+		k->count = ld64(q);
+		k->weight = ld64(q + 8);
+		k->pc = ld64(q + 16);
+		k->flags = ld32(q + 24);
+		k->depth = ld32(q + 28);
+		c->off += 32;
+		if (k->depth > rest(c) / 16) {
+			cur_fail(c, "a stack of %" PRIu32 " frames cannot fit in the %" PRIu64 " bytes left",
+				 k->depth, rest(c));
+			break;
 		}
+		if (s->nframes + k->depth > cap) {
+			uint64_t want = 2 * cap > s->nframes + k->depth ? 2 * cap : s->nframes + k->depth;
+			void *f = realloc(s->frames, (size_t)want * sizeof(*s->frames));
+
+			if (!f) {
+				cur_oom(c, want * sizeof(*s->frames), "stack frames");
+				break;
+			}
+			s->frames = f;
+			cap = want;
+		}
+		for (uint32_t j = 0; j < k->depth;) {
+			size_t n = batch(c, k->depth - j, 16, "frame");
+			const uint8_t *r = c->p + c->off;
+
+			if (!n)
+				break;
+			c->off += n * 16;
+			for (; n; n--, j++, r += 16) {
+				s->frames[s->nframes + j].func = ld64(r);
+				s->frames[s->nframes + j].call_site = ld64(r + 8);
+			}
+		}
+		s->nframes += k->depth;
 		if (!c->bad &&
 		    (k->flags & ~(uint32_t)(GMON_STACK_WAITING | GMON_STACK_RUNTIME | GMON_STACK_CUT)))
 			cur_fail(c, "unknown stack flags 0x%" PRIx32, k->flags);
+	}
+	for (uint64_t i = 0, at = 0; s->stacks && !c->bad && i < s->nstacks; i++) {
+		s->stacks[i].frames = s->stacks[i].depth ? s->frames + at : NULL;
+		at += s->stacks[i].depth;
 	}
 }
 
@@ -362,7 +426,7 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 	case GMON_TAG_MODULE:
 		e = grow1((void **)&p->modules, &p->nmodules, sizeof(*p->modules));
 		if (!e)
-			return cur_fail(c, "out of memory");
+			return cur_oom(c, ((uint64_t)p->nmodules + 1) * sizeof(*p->modules), "modules");
 		dec_module(c, e);
 		for (uint32_t i = 0; !c->bad && i + 1 < p->nmodules; i++)
 			if (p->modules[i].id == p->modules[p->nmodules - 1].id)
@@ -374,7 +438,7 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 
 		e = grow1((void **)&p->funcsets, &p->nfuncsets, sizeof(*p->funcsets));
 		if (!e)
-			return cur_fail(c, "out of memory");
+			return cur_oom(c, ((uint64_t)p->nfuncsets + 1) * sizeof(*p->funcsets), "functions");
 		fs = e;
 		dec_funcs(c, fs);
 		for (i = 0; !c->bad && i < p->nmodules; i++)
@@ -388,7 +452,7 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 	case GMON_TAG_THREAD:
 		e = grow1((void **)&p->threads, &p->nthreads, sizeof(*p->threads));
 		if (!e)
-			return cur_fail(c, "out of memory");
+			return cur_oom(c, ((uint64_t)p->nthreads + 1) * sizeof(*p->threads), "threads");
 		dec_thread(c, e);
 		break;
 	case GMON_TAG_COUNTERS:
@@ -401,211 +465,14 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 			return cur_fail(c, "a second SAMPLING record");
 		p->sampling = calloc(1, sizeof(*p->sampling));
 		if (!p->sampling)
-			return cur_fail(c, "out of memory");
+			return cur_oom(c, sizeof(*p->sampling), "sampling");
 		dec_sampling(c, p->sampling);
 		break;
 	case GMON_TAG_SAMPLES:
 		e = grow1((void **)&p->samples, &p->nsamples, sizeof(*p->samples));
 		if (!e)
-			return cur_fail(c, "out of memory");
+			return cur_oom(c, ((uint64_t)p->nsamples + 1) * sizeof(*p->samples), "samples");
 		dec_samples(c, e);
 		break;
 	}
-}
-
-static int dec_fail(struct gmon_profile *p, char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int dec_fail(struct gmon_profile *p, char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-	gmon_profile_release(p);
-	return -1;
-}
-
-int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *err, size_t errsz)
-{
-	uint32_t version, minor, nrec = 0;
-	size_t off = GMON_FILE_HEADER_SIZE;
-	int seen_end = 0;
-
-	gmon_profile_init(p);
-	if (len < 4 || memcmp(buf, GMON_MAGIC, 4))
-		return dec_fail(p, err, errsz, "not a gmon file (bad magic)");
-	if (len < GMON_FILE_HEADER_SIZE)
-		return dec_fail(p, err, errsz, "truncated file header (%zu of %u bytes)", len,
-				GMON_FILE_HEADER_SIZE);
-	version = (uint32_t)get_le(buf + 4, 4);
-	minor = (uint32_t)get_le(buf + 8, 4);
-	if (version == GMON_GNU_VERSION || version == 0)
-		return dec_fail(p, err, errsz, "a GNU gmon.out (version %" PRIu32 "), not a spy profile",
-				version);
-	if (version != GMON_SPY_VERSION)
-		return dec_fail(p, err, errsz, "unsupported version 0x%08" PRIx32, version);
-	if (get_le(buf + 12, 4) != gmon_crc32(0, buf, 12))
-		return dec_fail(p, err, errsz, "file header checksum mismatch");
-	if (minor > GMON_SPY_MINOR)
-		return dec_fail(p, err, errsz, "format revision %" PRIu32 " is newer than this reader's (%u)",
-				minor, GMON_SPY_MINOR);
-
-	while (off < len) {
-		const uint8_t *h = buf + off;
-		uint16_t tag, flags;
-		uint64_t plen;
-		uint32_t crc;
-		uint8_t *raw = NULL;
-		struct cur c = { .err = err, .errsz = errsz };
-		char where[96];
-
-		if (seen_end)
-			return dec_fail(p, err, errsz, "%zu bytes after the END record", len - off);
-		if (len - off < GMON_RECORD_HEADER_SIZE)
-			return dec_fail(p, err, errsz,
-					"record %" PRIu32 " at offset %zu: truncated record header", nrec,
-					off);
-		tag = (uint16_t)get_le(h, 2);
-		flags = (uint16_t)get_le(h + 2, 2);
-		crc = (uint32_t)get_le(h + 4, 4);
-		plen = get_le(h + 8, 8);
-		snprintf(where, sizeof(where), "record %" PRIu32 " (%s) at offset %zu", nrec,
-			 gmon_tag_name(tag), off);
-		if (plen > len - off - GMON_RECORD_HEADER_SIZE)
-			return dec_fail(p, err, errsz, "%s: truncated payload (%" PRIu64 " bytes, %zu left)",
-					where, plen, len - off - GMON_RECORD_HEADER_SIZE);
-		{
-			uint8_t hz[GMON_RECORD_HEADER_SIZE];
-			uint32_t want;
-
-			memcpy(hz, h, sizeof(hz));
-			put_le(hz + 4, 0, 4);
-			want = gmon_crc32(0, hz, sizeof(hz));
-			want = gmon_crc32(want, h + GMON_RECORD_HEADER_SIZE, (size_t)plen);
-			if (want != crc)
-				return dec_fail(p, err, errsz, "%s: checksum mismatch (damaged file)", where);
-		}
-		if (flags & ~(uint16_t)GMON_REC_ZLIB)
-			return dec_fail(p, err, errsz, "%s: unknown flags 0x%x", where, flags);
-		c.p = h + GMON_RECORD_HEADER_SIZE;
-		c.len = (size_t)plen;
-		c.where = where;
-		if (flags & GMON_REC_ZLIB) {
-			uint64_t rawlen;
-			uLongf got;
-
-			if (plen < 8)
-				return dec_fail(p, err, errsz, "%s: compressed payload without its length",
-						where);
-			rawlen = get_le(c.p, 8);
-			/* deflate cannot do better than about 1032:1; anything beyond is a lie */
-			if (rawlen > GMON_RAW_MAX || rawlen / 1100 > plen)
-				return dec_fail(p, err, errsz, "%s: implausible uncompressed length %" PRIu64,
-						where, rawlen);
-			if (!z_load())
-				return dec_fail(p, err, errsz, "%s: compressed, and no zlib to read it",
-						where);
-			raw = malloc(rawlen ? (size_t)rawlen : 1);
-			if (!raw)
-				return dec_fail(p, err, errsz, "%s: out of memory", where);
-			got = (uLongf)rawlen;
-			if (z_uncompress(raw, &got, c.p + 8, (uLong)(plen - 8)) != Z_OK || got != rawlen) {
-				free(raw);
-				return dec_fail(p, err, errsz, "%s: bad zlib data", where);
-			}
-			c.p = raw;
-			c.len = (size_t)rawlen;
-		}
-		if (nrec == 0 && tag != GMON_TAG_HEADER) {
-			free(raw);
-			return dec_fail(p, err, errsz, "%s: the first record must be HEADER", where);
-		}
-		switch (tag) {
-		case GMON_TAG_HEADER:
-			if (nrec != 0)
-				cur_fail(&c, "a second HEADER record");
-			else
-				dec_header(&c, &p->hdr);
-			break;
-		case GMON_TAG_MODULE:
-		case GMON_TAG_FUNCS:
-		case GMON_TAG_THREAD:
-		case GMON_TAG_COUNTERS:
-		case GMON_TAG_SAMPLING:
-		case GMON_TAG_SAMPLES:
-			dec_record(&c, tag, p);
-			break;
-		case GMON_TAG_END: {
-			uint32_t n = get_u32(&c, "record count");
-			uint64_t flen = get_u64(&c, "file length");
-
-			if (!c.bad && n != nrec)
-				cur_fail(&c, "%" PRIu32 " records announced, %" PRIu32 " read", n, nrec);
-			if (!c.bad && flen != len)
-				cur_fail(&c, "file length %zu, %" PRIu64 " announced", len, flen);
-			seen_end = 1;
-			break;
-		}
-		default:
-			cur_fail(&c, "unknown record tag %u", tag);
-		}
-		if (!c.bad && c.off != c.len)
-			cur_fail(&c, "%zu bytes left over at the end of the record", c.len - c.off);
-		free(raw);
-		if (c.bad) {
-			gmon_profile_release(p);
-			return -1;
-		}
-		off += GMON_RECORD_HEADER_SIZE + (size_t)plen;
-		nrec++;
-	}
-	if (!seen_end)
-		return dec_fail(p, err, errsz, "truncated: no END record after %" PRIu32 " records", nrec);
-	return 0;
-}
-
-int gmon_read_file(const char *path, struct gmon_profile *p, char *err, size_t errsz)
-{
-	uint8_t *buf = NULL;
-	size_t nr = 0, alloc = 0;
-	FILE *f = fopen(path, "rb");
-	int rc;
-
-	gmon_profile_init(p);
-	if (!f) {
-		snprintf(err, errsz, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		size_t got;
-
-		if (alloc - nr < 65536) {
-			uint8_t *q = realloc(buf, alloc ? alloc * 2 : 65536);
-
-			if (!q) {
-				snprintf(err, errsz, "out of memory");
-				free(buf);
-				fclose(f);
-				return -1;
-			}
-			buf = q;
-			alloc = alloc ? alloc * 2 : 65536;
-		}
-		got = fread(buf + nr, 1, alloc - nr, f);
-		nr += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		snprintf(err, errsz, "read error: %s", strerror(errno));
-		free(buf);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	rc = gmon_decode(buf, nr, p, err, errsz);
-	free(buf);
-	return rc;
 }

@@ -253,6 +253,8 @@ struct gmon_profile {
 #define gmon_encode spyrt_gmon_encode
 #define gmon_decode spyrt_gmon_decode
 #define gmon_read_file spyrt_gmon_read_file
+#define gmon_read_fd spyrt_gmon_read_fd
+#define gmon_open_regular spyrt_gmon_open_regular
 #define gmon_write_file spyrt_gmon_write_file
 #define gmon_dump spyrt_gmon_dump
 #define gmon_mode_name spyrt_gmon_mode_name
@@ -276,8 +278,15 @@ int gmon_encode(const struct gmon_profile *p, int zlib_level, uint8_t **out, siz
  * line (what is wrong, and where) into err. */
 int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *err, size_t errsz);
 
-/* Read and decode a file; errors as gmon_decode, the message does not repeat the path. */
+/* Read and decode a file; errors as gmon_decode, the message does not repeat the path. The file is
+ * read record by record (memory follows what its records hold, not its size), and anything but a
+ * regular file is refused unopened ("not a regular file", "is a directory"). */
 int gmon_read_file(const char *path, struct gmon_profile *p, char *err, size_t errsz);
+/* gmon_read_file on an open descriptor of a regular file (read with pread; not closed). */
+int gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
+/* Open path for reading, only if it is a regular file: a FIFO or a device is refused before it is
+ * opened, and the open never blocks. Returns the descriptor, or -1 and the reason in err. */
+int gmon_open_regular(const char *path, char *err, size_t errsz);
 
 /* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
  * written, fsync()ed and renamed over path. On error returns -1 and the reason in err. */

@@ -27,7 +27,12 @@ static struct {
 	int tried;
 	uLong (*bound)(uLong);
 	int (*compress)(Bytef *, uLongf *, const Bytef *, uLong, int);
-	int (*uncompress)(Bytef *, uLongf *, const Bytef *, uLong);
+	uLong (*crc)(uLong, const Bytef *, uInt);
+	int (*inflate_init)(z_streamp, int, const char *, int);
+	int (*inflate)(z_streamp, int);
+	int (*inflate_reset)(z_streamp);
+	int (*inflate_end)(z_streamp);
+	int (*inflate_validate)(z_streamp, int); /* zlib 1.2.9 on; without it the check is computed */
 } gz;
 
 /* Callers serialise (the runtime writes under its lock). */
@@ -40,14 +45,24 @@ static int z_load(void)
 		if (h) {
 			*(void **)&gz.bound = dlsym(h, "compressBound");
 			*(void **)&gz.compress = dlsym(h, "compress2");
-			*(void **)&gz.uncompress = dlsym(h, "uncompress");
+			*(void **)&gz.crc = dlsym(h, "crc32");
+			*(void **)&gz.inflate_init = dlsym(h, "inflateInit2_");
+			*(void **)&gz.inflate = dlsym(h, "inflate");
+			*(void **)&gz.inflate_reset = dlsym(h, "inflateReset");
+			*(void **)&gz.inflate_end = dlsym(h, "inflateEnd");
+			*(void **)&gz.inflate_validate = dlsym(h, "inflateValidate");
 		}
 	}
-	return gz.bound && gz.compress && gz.uncompress;
+	return gz.bound && gz.compress && gz.crc && gz.inflate_init && gz.inflate && gz.inflate_reset &&
+	       gz.inflate_end;
 }
 #define z_bound(n) gz.bound(n)
 #define z_compress(d, dl, s, sl, lv) gz.compress(d, dl, s, sl, lv)
-#define z_uncompress(d, dl, s, sl) gz.uncompress(d, dl, s, sl)
+#define z_inflate_init(z) gz.inflate_init(z, 15, ZLIB_VERSION, (int)sizeof(z_stream))
+#define z_inflate(z, f) gz.inflate(z, f)
+#define z_inflate_reset(z) gz.inflate_reset(z)
+#define z_inflate_end(z) gz.inflate_end(z)
+#define z_no_check(z) (gz.inflate_validate ? gz.inflate_validate(z, 0) : 0)
 #else
 static int z_load(void)
 {
@@ -55,12 +70,23 @@ static int z_load(void)
 }
 #define z_bound(n) compressBound(n)
 #define z_compress(d, dl, s, sl, lv) compress2(d, dl, s, sl, lv)
-#define z_uncompress(d, dl, s, sl) uncompress(d, dl, s, sl)
+#define z_inflate_init(z) inflateInit2(z, 15)
+#define z_inflate(z, f) inflate(z, f)
+#define z_inflate_reset(z) inflateReset(z)
+#define z_inflate_end(z) inflateEnd(z)
+#if ZLIB_VERNUM >= 0x1290
+#define z_no_check(z) inflateValidate(z, 0)
+#else
+#define z_no_check(z) 0
+#endif
 #endif
 
 /* ---- little helpers -------------------------------------------------------------------------------- */
 
-/* CRC-32/ISO-HDLC (zlib's), reflected polynomial 0xedb88320. */
+/* CRC-32/ISO-HDLC (zlib's), reflected polynomial 0xedb88320: zlib's crc32(), several bytes a step
+ * (the reader checks every byte it reads). The runtime, which finds zlib only when it first
+ * compresses, has a table of its own for the files it writes before (or without) zlib. */
+#ifdef GMON_ZLIB_DLOPEN
 static const uint32_t crc_table[256] = {
 	0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu, 0xe963a535u,
 	0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u, 0x09b64c2bu, 0x7eb17cbdu,
@@ -101,14 +127,32 @@ static const uint32_t crc_table[256] = {
 	0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
 };
 
+#endif
+
 uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+#ifdef GMON_ZLIB_DLOPEN
+	if (!gz.crc) {
+		crc = ~crc;
+		while (len--)
+			crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		return ~crc;
+	}
+#define z_crc32(c, b, n) gz.crc(c, b, n)
+#else
+#define z_crc32(c, b, n) crc32(c, b, n)
+#endif
+	while (len) {
+		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+
+		crc = (uint32_t)z_crc32(crc, p, n);
+		p += n;
+		len -= n;
+	}
+	return crc;
+#undef z_crc32
 }
 
 static void put_le(uint8_t *p, uint64_t v, int n)
@@ -117,10 +161,37 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_le(const uint8_t *p, int n)
+/* Little-endian loads: whole words where the width allows (the reader's hot loops are made of them). */
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t get_le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
 
+	if (n == 8)
+		return ld64(p);
+	if (n == 4)
+		return ld32(p);
 	for (int i = 0; i < n; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
@@ -297,6 +368,7 @@ int gmon_write_file(const char *path, const void *buf, size_t len, char *err, si
 	return 0;
 }
 
-/* The encoder and the decoder: parts of this file, kept apart for their size. */
+/* The encoder, the decoder and the reader: parts of this file, kept apart for their size. */
 #include "gmon-encode.c"
 #include "gmon-decode.c"
+#include "gmon-read.c"

@@ -1,7 +1,8 @@
 /* unit: common/gmon-io.c common/gmon-dump.c -lz */
 /* The profile file: a profile with every kind of record survives encoding and decoding, plain and
  * compressed; every truncation and every damaged byte of a valid file is refused with a message (the
- * run under ASan/UBSan shows none of them reads out of bounds); the atomic write and the dump. */
+ * run under ASan/UBSan shows none of them reads out of bounds), read from memory and from a file
+ * alike (same profile, same message); only regular files are opened; the atomic write and the dump. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -317,6 +319,42 @@ static unsigned record_flags(const uint8_t *buf, size_t len)
 	return flags;
 }
 
+/* gmon_decode, and gmon_read_file on the same bytes in a file: the same outcome, the same message.
+ * Returns gmon_decode's result, its profile in q, its message in err. */
+static int decode_both(const uint8_t *buf, size_t len, struct gmon_profile *q, char *err, size_t errsz)
+{
+	char path[] = "/tmp/test-gmon-io-read.XXXXXX", ferr[256] = "";
+	struct gmon_profile r;
+	int fd = mkstemp(path), rc, frc;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	rc = gmon_decode(buf, len, q, err, errsz);
+	frc = gmon_read_file(path, &r, ferr, sizeof(ferr));
+	unlink(path);
+	if (rc != frc)
+		fail_msg("from memory %d ('%s'), from a file %d ('%s')", rc, rc ? err : "", frc,
+			 frc ? ferr : "");
+	/* an empty file is said to be one, where the bytes in memory only lack the magic */
+	if (rc && strcmp(err, ferr) && !(len == 0 && !strcmp(ferr, "empty file")))
+		fail_msg("from memory '%s', from a file '%s'", err, ferr);
+	if (!rc) {
+		uint8_t *a, *b;
+		size_t alen, blen;
+
+		/* the same profile: its encodings are equal */
+		assert_int_equal(gmon_encode(q, 0, &a, &alen), 0);
+		assert_int_equal(gmon_encode(&r, 0, &b, &blen), 0);
+		assert_int_equal(alen, blen);
+		assert_memory_equal(a, b, alen);
+		free(a);
+		free(b);
+		gmon_profile_release(&r);
+	}
+	return rc;
+}
+
 static void round_trip(int big, int level, int want_zlib)
 {
 	struct gmon_profile p, q;
@@ -328,7 +366,7 @@ static void round_trip(int big, int level, int want_zlib)
 	assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
 	assert_memory_equal(buf, "gmonSPY\x01", 8);
 	assert_int_equal(!!(record_flags(buf, len) & GMON_REC_ZLIB), want_zlib);
-	if (gmon_decode(buf, len, &q, err, sizeof(err)))
+	if (decode_both(buf, len, &q, err, sizeof(err)))
 		fail_msg("decode: %s", err);
 	same_profile(&p, &q);
 	gmon_profile_release(&q);
@@ -379,11 +417,13 @@ static void truncations(int big, int level)
 	gmon_profile_release(&p);
 	for (size_t n = 0; n < len; n++) {
 		char err[256] = "";
+		/* from a file too, at every length of the small profile and some of the big one's */
+		int both = !big || n % 97 == 0 || n + 64 > len;
 
 		/* an exact-size copy, so ASan sees any read past the end */
 		cut = malloc(n ? n : 1);
 		memcpy(cut, buf, n);
-		if (gmon_decode(cut, n, &q, err, sizeof(err)) != -1)
+		if ((both ? decode_both : gmon_decode)(cut, n, &q, err, sizeof(err)) != -1)
 			fail_msg("a file cut to %zu of %zu bytes was accepted", n, len);
 		if (!err[0])
 			fail_msg("no message for a file cut to %zu bytes", n);
@@ -416,9 +456,11 @@ static void corruptions(int big, int level)
 		for (size_t k = 0; k < sizeof(flips); k++) {
 			char err[256] = "";
 
+			int both = !big || i % 97 == 0;
+
 			memcpy(bad, buf, len);
 			bad[i] ^= flips[k];
-			if (gmon_decode(bad, len, &q, err, sizeof(err)) != -1)
+			if ((both ? decode_both : gmon_decode)(bad, len, &q, err, sizeof(err)) != -1)
 				fail_msg("byte %zu ^ 0x%02x of %zu was accepted", i, flips[k], len);
 			if (!err[0])
 				fail_msg("no message for byte %zu ^ 0x%02x", i, flips[k]);
@@ -584,6 +626,58 @@ static void test_dump(void **state)
 	gmon_profile_release(&p);
 }
 
+/* Only a regular file is opened: a FIFO (whose open would wait for a writer), a device and a
+ * directory are refused by name, at once. */
+static void test_open_regular(void **state)
+{
+	char dir[] = "/tmp/test-gmon-io.XXXXXX", fifo[256], err[256];
+	struct gmon_profile p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(gmon_open_regular(fifo, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a regular file");
+	assert_int_equal(gmon_read_file(fifo, &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a regular file");
+	assert_int_equal(gmon_read_file("/dev/null", &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a regular file");
+	assert_int_equal(gmon_read_file(dir, &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "is a directory");
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* A file is read record by record: a huge file is refused by its header alone, and a record that
+ * says it is longer than the file is refused before anything is read or allocated for it. */
+static void test_read_bounded(void **state)
+{
+	char path[] = "/tmp/test-gmon-io-big.XXXXXX", err[256];
+	uint8_t hdr[16 + 16] = "gmonSPY\x01";
+	struct gmon_profile p;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	/* 4 GiB, sparse: reading it whole would take seconds and as much memory */
+	assert_int_equal(ftruncate(fd, (off_t)4 << 30), 0);
+	assert_int_equal(pwrite(fd, "xmon", 4, 0), 4);
+	assert_int_equal(gmon_read_file(path, &p, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a gmon file (bad magic)");
+	/* a good header, then a record whose length is the file's rest and more */
+	put32(hdr + 8, 1);
+	put32(hdr + 12, gmon_crc32(0, hdr, 12));
+	hdr[16] = GMON_TAG_HEADER;
+	put64(hdr + 24, (uint64_t)4 << 30);
+	assert_int_equal(pwrite(fd, hdr, sizeof(hdr), 0), (ssize_t)sizeof(hdr));
+	assert_int_equal(gmon_read_file(path, &p, err, sizeof(err)), -1);
+	if (!strstr(err, "truncated payload"))
+		fail_msg("'%s' does not say 'truncated payload'", err);
+	close(fd);
+	unlink(path);
+}
+
 static void test_crc(void **state)
 {
 	(void)state;
@@ -602,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_open_regular),
+		cmocka_unit_test(test_read_bounded),
 		cmocka_unit_test(test_write_file),
 		cmocka_unit_test(test_dump),
 	};
