@@ -20,33 +20,45 @@ static void *huge_hint(void *p, size_t n)
 	return p;
 }
 
+static const char *reading;
+
+void prof_reading(const char *path)
+{
+	reading = path;
+}
+
+static void oom(size_t n) __attribute__((noreturn));
+
+static void oom(size_t n)
+{
+	if (reading)
+		fprintf(stderr, "spinprof: %s: out of memory (%zu bytes)\n", reading, n);
+	else
+		fprintf(stderr, "spinprof: out of memory (%zu bytes)\n", n);
+	exit(2);
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("spinprof: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!p)
+		oom(n);
 	return huge_hint(p, n);
 }
 
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p) {
-		fputs("spinprof: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!p)
+		oom(n * size);
 	return huge_hint(p, n * size);
 }
 
 void *xrealloc(void *ptr, size_t n)
 {
 	void *p = realloc(ptr, n ? n : 1);
-	if (!p) {
-		fputs("spinprof: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!p)
+		oom(n);
 	return huge_hint(p, n);
 }
 

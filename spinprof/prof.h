@@ -94,11 +94,14 @@ void prof_sort_funcs(struct prof *p);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */
 uint32_t prof_lookup(const struct prof *p, uint64_t pc);
 
-/* malloc/realloc that die on failure (spinprof has nothing to save). */
+/* malloc/realloc that die on failure (spinprof has nothing to save), with one line that names the
+ * file being read, if any: "spinprof: FILE: out of memory (N bytes)". */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *ptr, size_t n);
 char *xstrdup(const char *s);
+/* The file an allocation failure is reported against from now on (NULL: none); the readers set it. */
+void prof_reading(const char *path);
 /* Grow an items/nr/alloc array to hold one more. */
 #define GROW(items, nr, alloc)                                                   \
 	do {                                                                     \

@@ -2,6 +2,7 @@
  * program's symbols, turned into self time and calls per function exactly as gprof does. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,47 +31,57 @@ struct gnu_data {
 	char abbrev;
 };
 
-int read_whole(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz)
+/* A glibc gmon.out read in pieces, its header first: a file that is no profile costs its header,
+ * and memory follows what the records hold, never the file's size. */
+struct gnu_in {
+	int fd;
+	uint64_t size, at; /* the file's length; the offset of buf[0] */
+	size_t pos, len;   /* buf[pos, len) is read and not yet taken */
+	uint8_t buf[1 << 16];
+};
+
+static uint64_t gnu_left(const struct gnu_in *in)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		snprintf(err, errsz, "%s", strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int dir = errno = 0, e = errno;
-		if (fstat(fd, &st) == 0)
-			dir = S_ISDIR(st.st_mode);
-		else
-			e = errno;
-		snprintf(err, errsz, "%s", e ? strerror(e) : dir ? "is a directory" : "not a regular file");
-		close(fd);
-		return -1;
-	}
-	size_t n = (size_t)st.st_size, got = 0;
-	uint8_t *b = xmalloc(n + 1);
-	while (got < n) {
-		ssize_t r = read(fd, b + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			snprintf(err, errsz, "%s", r < 0 ? strerror(errno) : "file shrank while read");
-			free(b);
-			close(fd);
-			return -1;
+	return in->size - in->at - in->pos;
+}
+
+/* The next n bytes (n <= sizeof(buf), n <= gnu_left), or NULL with the reason in err. */
+static const uint8_t *gnu_take(struct gnu_in *in, size_t n, char *err, size_t errsz)
+{
+	if (in->len - in->pos < n) {
+		size_t keep = in->len - in->pos, want = sizeof(in->buf) - keep;
+		if (want > in->size - in->at - in->len)
+			want = (size_t)(in->size - in->at - in->len);
+		memmove(in->buf, in->buf + in->pos, keep);
+		in->at += in->pos;
+		in->pos = 0;
+		in->len = keep;
+		while (in->len - in->pos < n) {
+			ssize_t r = pread(in->fd, in->buf + in->len, want, (off_t)(in->at + in->len));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				snprintf(err, errsz, "%s",
+					 r < 0 ? strerror(errno) : "the file shrank while it was read");
+				return NULL;
+			}
+			in->len += (size_t)r;
+			want -= (size_t)r;
 		}
-		got += (size_t)r;
 	}
-	close(fd);
-	if (n == 0) {
-		snprintf(err, errsz, "empty file");
-		free(b);
-		return -1;
+	in->pos += n;
+	return in->buf + in->pos - n;
+}
+
+/* Skip n bytes (n <= gnu_left). */
+static void gnu_skip(struct gnu_in *in, uint64_t n)
+{
+	if (n <= in->len - in->pos) {
+		in->pos += (size_t)n;
+		return;
 	}
-	*buf = b;
-	*len = n;
-	return 0;
+	in->at += in->pos + n;
+	in->pos = in->len = 0;
 }
 
 static uint64_t le(const uint8_t *p, int n)
@@ -86,13 +97,15 @@ struct gnu_arc {
 };
 
 /* Parse one file; arcs are appended to *arcs. Returns 0 or -1 with err. */
-static int parse_file(struct gnu_data *g, const uint8_t *b, size_t len, struct gnu_arc **arcs, size_t *narcs,
+static int parse_file(struct gnu_data *g, struct gnu_in *in, struct gnu_arc **arcs, size_t *narcs,
 		      size_t *aalloc, char *err, size_t errsz)
 {
-	if (len < 20 || memcmp(b, "gmon", 4) != 0) {
+	const uint8_t *b = in->size >= 4 ? gnu_take(in, in->size < 20 ? 4 : 20, err, errsz) : NULL;
+	if (in->size >= 4 && !b)
+		return -1;
+	if (in->size < 20 || memcmp(b, "gmon", 4) != 0) {
 		snprintf(err, errsz,
-			 len < 4 || memcmp(b, "gmon", 4) ? "not a gmon.out file (bad magic)" :
-							   "truncated header");
+			 !b || memcmp(b, "gmon", 4) ? "not a gmon.out file (bad magic)" : "truncated header");
 		return -1;
 	}
 	uint32_t version = (uint32_t)le(b + 4, 4);
@@ -104,28 +117,33 @@ static int parse_file(struct gnu_data *g, const uint8_t *b, size_t len, struct g
 		snprintf(err, errsz, "unsupported gmon.out version %u", version);
 		return -1;
 	}
-	/* room for as many arcs as the file could hold (21 bytes each): growing by copies cost more */
-	if (*narcs + len / 21 + 1 > *aalloc) {
-		*aalloc = *narcs + len / 21 + 1;
+	/* room for the arcs the file could hold (21 bytes each), up to a million: the array grows
+	 * beyond, by doubling (a big block's realloc moves no bytes) */
+	size_t room = in->size / 21 < (1u << 20) ? (size_t)(in->size / 21) : 1u << 20;
+	if (*narcs + room + 1 > *aalloc) {
+		*aalloc = *narcs + room + 1;
 		*arcs = xrealloc(*arcs, *aalloc * sizeof(**arcs));
 	}
-	size_t off = 20;
-	while (off < len) {
-		uint8_t tag = b[off++];
+	while (gnu_left(in) > 0) {
+		uint64_t off = in->at + in->pos;
+		if (!(b = gnu_take(in, 1, err, errsz)))
+			return -1;
+		uint8_t tag = *b;
 		if (tag == GNU_TAG_TIME_HIST) {
-			if (len - off < 40) {
-				snprintf(err, errsz, "truncated histogram record at offset %zu", off - 1);
+			if (gnu_left(in) < 40) {
+				snprintf(err, errsz, "truncated histogram record at offset %" PRIu64, off);
 				return -1;
 			}
-			uint64_t lo = le(b + off, 8), hi = le(b + off + 8, 8);
-			uint32_t nbins = (uint32_t)le(b + off + 16, 4), rate = (uint32_t)le(b + off + 20, 4);
+			if (!(b = gnu_take(in, 40, err, errsz)))
+				return -1;
+			uint64_t lo = le(b, 8), hi = le(b + 8, 8);
+			uint32_t nbins = (uint32_t)le(b + 16, 4), rate = (uint32_t)le(b + 20, 4);
 			char dim[16] = { 0 };
-			memcpy(dim, b + off + 24, 15);
-			char abbrev = (char)b[off + 39];
-			off += 40;
-			if (hi < lo || nbins == 0 || (len - off) / 2 < nbins) {
-				snprintf(err, errsz, "bad or truncated histogram record at offset %zu",
-					 off - 41);
+			memcpy(dim, b + 24, 15);
+			char abbrev = (char)b[39];
+			if (hi < lo || nbins == 0 || gnu_left(in) / 2 < nbins) {
+				snprintf(err, errsz, "bad or truncated histogram record at offset %" PRIu64,
+					 off);
 				return -1;
 			}
 			double scale = (double)((hi - lo) / GNU_UNIT) / nbins;
@@ -158,34 +176,41 @@ static int parse_file(struct gnu_data *g, const uint8_t *b, size_t len, struct g
 				h->nbins = nbins;
 				h->samples = xcalloc(nbins, sizeof(double));
 			}
-			for (uint32_t i = 0; i < nbins; i++)
-				h->samples[i] += (double)le(b + off + 2 * (size_t)i, 2);
-			off += 2 * (size_t)nbins;
+			for (uint32_t i = 0; i < nbins;) {
+				uint32_t k =
+					nbins - i < sizeof(in->buf) / 2 ? nbins - i : sizeof(in->buf) / 2;
+				if (!(b = gnu_take(in, 2 * (size_t)k, err, errsz)))
+					return -1;
+				for (uint32_t j = 0; j < k; j++, i++)
+					h->samples[i] += (double)le(b + 2 * (size_t)j, 2);
+			}
 		} else if (tag == GNU_TAG_CG_ARC) {
-			if (len - off < 20) {
-				snprintf(err, errsz, "truncated arc record at offset %zu", off - 1);
+			if (gnu_left(in) < 20) {
+				snprintf(err, errsz, "truncated arc record at offset %" PRIu64, off);
 				return -1;
 			}
+			if (!(b = gnu_take(in, 20, err, errsz)))
+				return -1;
 			GROW(*arcs, *narcs, *aalloc);
 			struct gnu_arc *a = &(*arcs)[(*narcs)++];
-			a->from = le(b + off, 8);
-			a->self = le(b + off + 8, 8);
-			a->count = le(b + off + 16, 4);
-			off += 20;
+			a->from = le(b, 8);
+			a->self = le(b + 8, 8);
+			a->count = le(b + 16, 4);
 		} else if (tag == GNU_TAG_BB_COUNT) {
-			if (len - off < 4) {
-				snprintf(err, errsz, "truncated basic-block record at offset %zu", off - 1);
+			if (gnu_left(in) < 4) {
+				snprintf(err, errsz, "truncated basic-block record at offset %" PRIu64, off);
 				return -1;
 			}
-			uint64_t n = le(b + off, 4);
-			off += 4;
-			if ((len - off) / 16 < n) {
-				snprintf(err, errsz, "truncated basic-block record at offset %zu", off - 5);
+			if (!(b = gnu_take(in, 4, err, errsz)))
+				return -1;
+			uint64_t n = le(b, 4);
+			if (gnu_left(in) / 16 < n) {
+				snprintf(err, errsz, "truncated basic-block record at offset %" PRIu64, off);
 				return -1;
 			}
-			off += 16 * (size_t)n;
+			gnu_skip(in, 16 * n);
 		} else {
-			snprintf(err, errsz, "unknown record tag %u at offset %zu", tag, off - 1);
+			snprintf(err, errsz, "unknown record tag %u at offset %" PRIu64, tag, off);
 			return -1;
 		}
 	}
@@ -298,6 +323,7 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 {
 	char err[256];
 	struct symtab t = { 0 };
+	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spinprof: %s: %s\n", prog, err);
 		symtab_release(&t);
@@ -308,15 +334,28 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	size_t narcs = 0, aalloc = 0;
 	int rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
-		uint8_t *buf;
-		size_t len;
-		if (read_whole(paths[i], &buf, &len, err, sizeof(err)) < 0 ||
-		    (rc = parse_file(&g, buf, len, &arcs, &narcs, &aalloc, err, sizeof(err)), free(buf), rc) <
-			    0) {
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+		static struct gnu_in in; /* its buffer is big; spinprof reads one file at a time */
+		struct stat st;
+		prof_reading(paths[i]);
+		in.fd = gmon_open_regular(paths[i], err, sizeof(err));
+		rc = in.fd < 0 ? -1 : 0;
+		if (rc == 0 && fstat(in.fd, &st) < 0) {
+			snprintf(err, sizeof(err), "%s", strerror(errno));
 			rc = -1;
+		} else if (rc == 0 && st.st_size == 0) {
+			snprintf(err, sizeof(err), "empty file");
+			rc = -1;
+		} else if (rc == 0) {
+			in.size = (uint64_t)st.st_size;
+			in.at = in.pos = in.len = 0;
+			rc = parse_file(&g, &in, &arcs, &narcs, &aalloc, err, sizeof(err));
 		}
+		if (in.fd >= 0)
+			close(in.fd);
+		if (rc < 0)
+			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
 	}
+	prof_reading(NULL);
 	if (rc == 0) {
 		p->kind = PROF_GNU;
 		p->hz = g.rate ? g.rate : 100;

@@ -3,6 +3,7 @@
  * build-ids), arcs with their measured cycles, hook overhead taken off. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "read.h"
@@ -357,10 +358,14 @@ static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *
 		if (symtab_load_module(&b->items[i], m) == 0)
 			b->state[i] = 1;
 		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
+			/* a path the profile names may be anything now: a FIFO or a device is not read */
+			struct stat st;
 			fprintf(stderr,
 				"spinprof: warning: %s: %s; using the names recorded in the profile\n",
 				m->path,
-				access(m->path, R_OK) ? "binary missing" : "build-id differs from the run's");
+				stat(m->path, &st) || access(m->path, R_OK) ? "binary missing" :
+				!S_ISREG(st.st_mode)                        ? "not a regular file" :
+						       "build-id differs from the run's");
 			b->warned = 1;
 		}
 	}
@@ -597,21 +602,21 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	int sampled = 0; /* the first file with samples: the watch the others must share */
 	for (int i = 0; i < n; i++) {
 		struct gmon_profile q;
-		uint8_t *buf;
-		size_t len;
-		if (read_whole(paths[i], &buf, &len, err, sizeof(err)) < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
-			return -1;
-		}
-		if (len >= 8 && memcmp(buf, "gmon", 4) == 0 && (buf[4] | buf[5] << 8 | buf[6] << 16) == 1 &&
-		    buf[7] == 0) {
-			free(buf);
+		uint8_t magic[8];
+		int fd = gmon_open_regular(paths[i], err, sizeof(err)), rc = -1;
+		if (fd >= 0 && pread(fd, magic, 8, 0) == 8 && memcmp(magic, "gmon", 4) == 0 &&
+		    (magic[4] | magic[5] << 8 | magic[6] << 16) == 1 && magic[7] == 0) {
+			close(fd);
 			fprintf(stderr, "spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n",
 				paths[i]);
 			return -1;
 		}
-		int rc = gmon_decode(buf, len, &q, err, sizeof(err));
-		free(buf);
+		/* read record by record: a file that is no profile costs its header, not its size */
+		prof_reading(paths[i]);
+		if (fd >= 0) {
+			rc = gmon_read_fd(fd, &q, err, sizeof(err));
+			close(fd);
+		}
 		if (rc < 0) {
 			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
 			return -1;
@@ -641,6 +646,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		}
 		p->duration_s += 0; /* computed below from the summed header */
 	}
+	/* the model is built from them all: one file's name only when there is one */
+	prof_reading(n == 1 ? paths[0] : NULL);
 	p->nprofiles = n;
 	struct gmon_header *h = &p->spy.hdr;
 	p->kind = PROF_SPY;
@@ -650,6 +657,7 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
 	build_model(p, o);
+	prof_reading(NULL);
 	if (p->measured)
 		for (size_t i = 0; i < p->nsyms; i++)
 			p->total_time += p->items[i].m_self;

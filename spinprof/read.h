@@ -10,9 +10,6 @@ struct read_opts {
 	const char *sum_path; /* -s: write the summed profile here, or NULL */
 };
 
-/* Read a whole regular file into a malloc()ed buffer. On error returns -1 and the reason in err. */
-int read_whole(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz);
-
 /* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */
 int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o);
 

@@ -17,8 +17,8 @@
 
 int symtab_is_elf(const char *path)
 {
-	char magic[4];
-	int fd = open(path, O_RDONLY);
+	char magic[4], err[128];
+	int fd = gmon_open_regular(path, err, sizeof(err));
 	if (fd < 0)
 		return 0;
 	ssize_t n = read(fd, magic, 4);
@@ -83,11 +83,10 @@ static void read_build_id(struct symtab *t, Elf *elf)
 static Elf *open_elf(const char *path, int *fdp, char *err, size_t errsz)
 {
 	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		snprintf(err, errsz, "%s", strerror(errno));
+	/* a module path recorded in a profile may name a FIFO or a device: never opened */
+	int fd = gmon_open_regular(path, err, errsz);
+	if (fd < 0)
 		return NULL;
-	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(err, errsz, "not an ELF file");
@@ -262,7 +261,12 @@ static int open_bfd(struct symtab *t)
 		return t->bfd ? 0 : -1;
 	t->bfd_failed = 1;
 	bfd_init();
-	bfd *abfd = bfd_openr(t->path, NULL);
+	/* through a descriptor of a regular file: the path might name something else by now */
+	char err[128];
+	int fd = gmon_open_regular(t->path, err, sizeof(err));
+	if (fd < 0)
+		return -1;
+	bfd *abfd = bfd_fdopenr(t->path, NULL, fd); /* owns fd from here, failing or not */
 	if (!abfd)
 		return -1;
 	if (!bfd_check_format(abfd, bfd_object)) {
