@@ -215,6 +215,29 @@ static void merge_samples(struct gmon_profile *p, struct gmon_profile *q)
 	free(refs);
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* An id no module of p has, for a module summed in: one above the largest (*maxid); once that is
+ * UINT32_MAX (any u32 is a legal id), the lowest free one. */
+static uint32_t free_module_id(const struct gmon_profile *p, uint32_t *maxid)
+{
+	if (*maxid < UINT32_MAX)
+		return ++*maxid;
+	uint32_t *ids = xmalloc((p->nmodules + 1) * sizeof(*ids)), id = 0;
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		ids[i] = p->modules[i].id;
+	qsort(ids, p->nmodules, sizeof(*ids), id_cmp);
+	for (uint32_t i = 0; i < p->nmodules && ids[i] <= id; i++)
+		if (ids[i] == id)
+			id++;
+	free(ids);
+	return id;
+}
+
 /* Move q's threads, functions, modules and samples into p, addresses relocated to p's load
  * addresses. */
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
@@ -237,7 +260,7 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 		} else {
 			p->modules = xrealloc(p->modules, (p->nmodules + 1) * sizeof(*p->modules));
 			p->modules[p->nmodules] = *m;
-			p->modules[p->nmodules].id = newid[i] = ++maxid;
+			p->modules[p->nmodules].id = newid[i] = free_module_id(p, &maxid);
 			p->nmodules++;
 			memset(m, 0, sizeof(*m));
 		}
