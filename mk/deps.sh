@@ -13,8 +13,9 @@ case $major in '' | *[!0-9]*) major=12 ;; esac
 pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libcmocka-dev libgomp1"
 # Tests only: another GCC build to load the plugin into (t012 checks it refuses clearly).
 [ "$major" = 11 ] || pkgs="$pkgs gcc-11"
-# Tests only: libFuzzer (tests/fuzz/, t204) and /usr/bin/time (bench/spinprof-bench.sh).
-pkgs="$pkgs clang-14 libclang-rt-14-dev time"
+# Tests only: libFuzzer (tests/fuzz/, t204), AFL++ (make fuzz-afl) and /usr/bin/time
+# (bench/spinprof-bench.sh, t230).
+pkgs="$pkgs clang-14 libclang-rt-14-dev afl++ time"
 # Benchmarks only: uftrace, an anchor of bench/run.sh; what bench/compile.sh needs to fetch and
 # build expat from its Debian source.
 pkgs="$pkgs uftrace dpkg-dev autoconf automake libtool"

@@ -1,15 +1,21 @@
-/* fuzz: common/gmon-io.c -lz */
+/* fuzz: common/gmon-io.c tests/fuzz/spy-mutate.c -lz */
 /* libFuzzer harness for the spy profile decoder (common/gmon-io.c), which trusts nothing it reads:
  * any input is refused with a message or decoded, and what decodes re-encodes (plain and compressed)
- * into bytes that decode again to the same encoding. ASan/UBSan report any bad read on the way. */
+ * into bytes that decode again to the same encoding. ASan/UBSan report any bad read on the way. The
+ * mutator knows the records and seals what it changes (spy-mutate.c), so mutants pass the checksums. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gmon-format.h"
+#include "spy-mutate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2, uint8_t *out,
+				 size_t max, unsigned int seed);
 
 static void roundtrip(const struct gmon_profile *p, int level, const uint8_t *want, size_t wantlen)
 {
@@ -57,4 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	gmon_profile_release(&p);
 	return 0;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed)
+{
+	return spy_mutate(data, size, max, seed, LLVMFuzzerMutate, 0);
+}
+
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2, uint8_t *out,
+				 size_t max, unsigned int seed)
+{
+	return spy_cross(d1, s1, d2, s2, out, max, seed, 0);
 }

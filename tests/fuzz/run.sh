@@ -1,24 +1,31 @@
 #!/bin/bash
 # Fuzz spy's readers with libFuzzer (clang -fsanitize=fuzzer,address,undefined), printing TAP: one test
 # point per harness, which passes when the run ends without a crash, a leak, a sanitizer report or an
-# abort of the harness's own checks. Each tests/fuzz/fuzz-NAME.c starts with a line naming what it links,
-# as the unit tests do:   /* fuzz: common/gmon-io.c -lz */   (a harness whose sources are missing is skipped).
-# The seed corpus: real profiles of samples built with the plugin and libspyrt in every SPYRT_MODE, and
-# synthetic ones from bench/spinprof-gen.c, plain and compressed. Corpora persist in $SPY_BUILD/fuzz/ and
-# grow from run to run; a crashing input is kept in $SPY_BUILD/fuzz/crash-NAME-*.
+# abort of the harness's own checks; each line gives the runs, the coverage (edges, "cov") and the corpus.
+# Each tests/fuzz/fuzz-NAME.c starts with a line naming what it links, as the unit tests do:
+#   /* fuzz: common/gmon-io.c tests/fuzz/spy-mutate.c -lz */
+# where a source may be a pattern (spinprof/*.c) and !PATH leaves a file out (a harness whose sources are
+# missing is skipped). The seeds are tests/fuzz/corpus/NAME/ (small files kept in the repository, with the
+# inputs of every crash found and fixed: each run replays them first); what a run finds goes into
+# $SPY_BUILD/fuzz/corpus-NAME/, which grows from run to run; a crashing input is kept in
+# $SPY_BUILD/fuzz/crash-NAME-*. fuzz-spinprof-gnu needs a fixed `gcc -pg` program: samples/calls.c, built
+# here -no-pie as $SPY_BUILD/fuzz/fuzz-pgprog.
 #
-# usage: tests/fuzz/run.sh [-t SECONDS] [-r RUNS] [HARNESS...]   (default -t 10: seconds per harness)
-#   make check runs it briefly (tests/e2e/t204-spinprof-fuzz.sh); a long run:  tests/fuzz/run.sh -t 3600
-# env: SPY_SRC, SPY_BUILD (default build), SPY_PLUGIN, FUZZ_CC (default clang-14, else clang)
+# usage: tests/fuzz/run.sh [-t SECONDS] [-r RUNS] [-j JOBS] [HARNESS...]   (default -t 10: seconds per
+#   harness; -j runs that many processes of each harness at once, libFuzzer's -fork)
+#   make check runs it briefly (tests/e2e/t204-spinprof-fuzz.sh), `make fuzz` longer (FUZZ_SECONDS)
+# env: SPY_SRC, SPY_BUILD (default build), FUZZ_CC (default clang-14, else clang), FUZZ_NICE (default 10)
 # exit: 0, 1 when a harness failed; "1..0 # SKIP" and 0 when there is no fuzzer toolchain.
 set -u
 
 secs=10
 runs=
-while getopts t:r: o; do
+jobs=
+while getopts t:r:j: o; do
 	case $o in
 	t) secs=$OPTARG ;;
 	r) runs=$OPTARG ;;
+	j) jobs=$OPTARG ;;
 	*) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 2 ;;
 	esac
 done
@@ -26,9 +33,10 @@ shift $((OPTIND - 1))
 
 SPY_SRC=${SPY_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 build=${SPY_BUILD:-$SPY_SRC/build}
-plugin=${SPY_PLUGIN:-$build/spyinstr.so}
+mkdir -p "$build" && build=$(cd "$build" && pwd) || exit 1 # absolute: the harnesses change directory
 fz=$build/fuzz
 mkdir -p "$fz" || exit 1
+nice=${FUZZ_NICE:-10}
 
 cc=${FUZZ_CC:-}
 if [ -z "$cc" ]; then
@@ -49,43 +57,54 @@ if [ ${#harnesses[@]} -eq 0 ]; then
 	done
 fi
 
-# ---- the seed corpus ----
-seeds=$fz/seeds
-if [ ! -d "$seeds" ] || [ -z "$(ls -A "$seeds" 2>/dev/null)" ]; then
-	mkdir -p "$seeds"
-	gcc -O2 -I"$SPY_SRC/common" "$SPY_SRC/bench/spinprof-gen.c" "$SPY_SRC/common/gmon-io.c" -o "$fz/spinprof-gen" -lz &&
-		for z in 0 6; do
-			"$fz/spinprof-gen" spy "$seeds/gen-small-z$z.out" 5 12 "$z"
-			"$fz/spinprof-gen" spy "$seeds/gen-mid-z$z.out" 60 400 "$z"
-		done
-	if [ -f "$plugin" ] && [ -f "$build/libspyrt.so" ]; then
-		for s in calls recursion threads; do
-			gcc -fplugin="$plugin" -O2 -I"$SPY_SRC/samples" -I"$SPY_SRC/runtime" "$SPY_SRC/samples/$s.c" \
-				-o "$fz/$s" -L"$build" -lspyrt -Wl,-rpath,"$build" -lpthread >/dev/null 2>&1 || continue
-			for m in time arcs count; do
-				args=
-				[ $s = threads ] && args="2 100"
-				# shellcheck disable=SC2086
-				SPYRT_MODE=$m SPYRT_OUT="$seeds/$s-$m.out" "$fz/$s" $args >/dev/null 2>&1
+# fuzz_sources HARNESS: the sources (absolute) and libraries of its fuzz: line, one a line; a missing
+# source as "missing PATH"
+fuzz_sources() {
+	local - words w f skip=() s keep
+	set -f # the patterns are expanded below, in $SPY_SRC
+	words=$(sed -n '1s|^[[:space:]]*/\*[[:space:]]*fuzz:\(.*\)\*/.*$|\1|p' "$SPY_SRC/tests/fuzz/$1.c")
+	for w in $words; do
+		case $w in '!'*) skip+=("$SPY_SRC/${w#!}") ;; esac
+	done
+	for w in $words; do
+		case $w in
+		'!'*) ;;
+		-*) echo "$w" ;;
+		*'*'*)
+			set +f
+			for f in "$SPY_SRC"/$w; do
+				keep=1
+				for s in "${skip[@]}"; do [ "$f" = "$s" ] && keep=0; done
+				[ $keep = 1 ] && [ -f "$f" ] && echo "$f"
 			done
-		done
-	fi
-fi
+			set -f
+			;;
+		*) if [ -f "$SPY_SRC/$w" ]; then echo "$SPY_SRC/$w"; else echo "missing $w"; fi ;;
+		esac
+	done
+}
 
-# ---- build and run ----
+# the -pg program of fuzz-spinprof-gnu, built the same way each time: its seeds' addresses hold
+if [ ! -x "$fz/fuzz-pgprog" ] || [ "$SPY_SRC/samples/calls.c" -nt "$fz/fuzz-pgprog" ]; then
+	gcc -O2 -pg -no-pie -I"$SPY_SRC/samples" "$SPY_SRC/samples/calls.c" -o "$fz/fuzz-pgprog" >"$fz/fuzz-pgprog.log" 2>&1
+fi
+export SPY_FUZZ_PGPROG=$fz/fuzz-pgprog
+
 echo "1..${#harnesses[@]}"
 n=0 failed=0
 for h in "${harnesses[@]}"; do
 	n=$((n + 1))
 	src=$SPY_SRC/tests/fuzz/$h.c
-	words=$(sed -n '1s|^[[:space:]]*/\*[[:space:]]*fuzz:\(.*\)\*/.*$|\1|p' "$src" 2>/dev/null)
 	srcs=() libs=() missing=
-	for w in $words; do
-		case $w in
-		-*) libs+=("$w") ;;
-		*) [ -f "$SPY_SRC/$w" ] || missing="$missing $w"; srcs+=("$SPY_SRC/$w") ;;
-		esac
-	done
+	if [ -f "$src" ]; then
+		while read -r w; do
+			case $w in
+			missing\ *) missing="$missing ${w#missing }" ;;
+			-*) libs+=("$w") ;;
+			*) srcs+=("$w") ;;
+			esac
+		done < <(fuzz_sources "$h")
+	fi
 	if [ ! -f "$src" ] || [ -n "$missing" ]; then
 		echo "ok $n - $h # SKIP missing:${missing:- $src}"
 		continue
@@ -93,23 +112,30 @@ for h in "${harnesses[@]}"; do
 	incs=()
 	for s in "${srcs[@]}"; do incs+=("-I$(dirname "$s")"); done
 	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$SPY_SRC/common" \
-		"${incs[@]}" "$src" "${srcs[@]}" -o "$fz/$h" "${libs[@]}" >"$fz/$h.build.log" 2>&1; then
+		-I"$SPY_SRC/tests/fuzz" $(printf -- '%s\n' "${incs[@]}" | sort -u) "$src" "${srcs[@]}" -o "$fz/$h" \
+		"${libs[@]}" >"$fz/$h.build.log" 2>&1; then
 		echo "not ok $n - $h: does not build"
 		head -n 20 "$fz/$h.build.log" | sed 's/^/# /'
 		failed=$((failed + 1))
 		continue
 	fi
 	mkdir -p "$fz/corpus-$h"
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$fz/$h" -max_total_time="$secs" ${runs:+-runs=$runs} \
-		-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-		-artifact_prefix="$fz/crash-$h-" "$fz/corpus-$h" "$seeds" >"$fz/$h.log" 2>&1
+	seeds=$SPY_SRC/tests/fuzz/corpus/$h
+	[ -d "$seeds" ] || seeds=
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 nice -n "$nice" "$fz/$h" -max_total_time="$secs" \
+		${runs:+-runs=$runs} ${jobs:+-fork=$jobs -ignore_crashes=0} -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 -artifact_prefix="$fz/crash-$h-" "$fz/corpus-$h" $seeds \
+		>"$fz/$h.log" 2>&1
 	rc=$?
-	stats=$(grep -m1 -o 'Done [0-9]* runs in [0-9]* second' "$fz/$h.log")
+	runs_done=$(sed -n 's/^stat::number_of_executed_units: *//p' "$fz/$h.log" | tail -n 1)
+	cov=$(grep -o 'cov: [0-9]*' "$fz/$h.log" | tail -n 1)
+	ft=$(grep -o 'ft: [0-9]*' "$fz/$h.log" | tail -n 1)
 	if [ $rc -eq 0 ]; then
-		echo "ok $n - $h: ${stats:-no crash} (corpus $(ls "$fz/corpus-$h" | wc -l) inputs)"
+		echo "ok $n - $h: ${runs_done:-?} runs in $secs s, ${cov:-cov: ?} edges, ${ft:-ft: ?} features, corpus $(ls "$fz/corpus-$h" | wc -l) inputs"
 	else
 		echo "not ok $n - $h: status $rc; the input is in $fz/crash-$h-*"
-		grep -E -m 8 'ERROR|SUMMARY|runtime error|#[0-4] |refused|differently|Test unit written' "$fz/$h.log" | sed 's/^/# /'
+		grep -E -m 8 'ERROR|SUMMARY|runtime error|#[0-4] |refused|differently|does not read back|exited|Test unit written' \
+			"$fz/$h.log" | sed 's/^/# /'
 		failed=$((failed + 1))
 	fi
 done
