@@ -69,7 +69,7 @@ for h in "${harnesses[@]}"; do
 	incs=()
 	for s in "${srcs[@]}"; do incs+=("-I$(dirname "$s")"); done
 	# shellcheck disable=SC2046
-	if ! AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 afl-clang-fast -g -O1 -fsanitize=fuzzer \
+	if ! AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 AFL_LLVM_DENYLIST="$SPY_SRC/tests/fuzz/not-covered.txt" afl-clang-fast -g -O1 -fsanitize=fuzzer \
 		-fno-sanitize-recover=undefined -I"$SPY_SRC/common" -I"$SPY_SRC/tests/fuzz" \
 		$(printf -- '%s\n' "${incs[@]}" | sort -u) "$SPY_SRC/tests/fuzz/$h.c" "${srcs[@]}" -o "$fz/$h" \
 		"${libs[@]}" >"$fz/$h.build.log" 2>&1; then
