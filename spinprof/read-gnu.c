@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -359,7 +360,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	if (rc == 0) {
 		p->kind = PROF_GNU;
 		p->hz = g.rate ? g.rate : 100;
-		p->granularity = (long)g.scale * GNU_UNIT;
+		/* gprof's (long)scale * 2, kept in range: a histogram's range may be absurd */
+		p->granularity = g.scale < 1e18 ? (long)g.scale * GNU_UNIT : LONG_MAX;
 		for (size_t i = 0; i < t.nr; i++) {
 			const struct symtab_sym *s = &t.items[i];
 			char *dm = o->demangle ? symtab_demangle(s->name) : NULL;
