@@ -401,8 +401,9 @@ void graph_analyse(struct prof *p)
 	struct tkey *keys = xmalloc((p->nr + 1) * sizeof(*keys));
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prof_func *f = &p->items[i];
-		keys[i] = (struct tkey){ f->prop_self + f->prop_child, f->ncalls, f->name, f->cyc,
-					 f->name && f->name[0] == '_' };
+		const char *key = f->name ? prof_key(f) : NULL;
+		keys[i] = (struct tkey){ f->prop_self + f->prop_child, f->ncalls, key, f->cyc,
+					 key && key[0] == '_' };
 	}
 	sort_keys = keys;
 	qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);

@@ -218,7 +218,7 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
 	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_func *s = &p->items[i];
-		keys[i] = (struct fkey){ s->time, s->ncalls, s->name, s->addr };
+		keys[i] = (struct fkey){ s->time, s->ncalls, prof_key(s), s->addr };
 	}
 	sort_keys = keys;
 	qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
@@ -757,7 +757,7 @@ void print_index(FILE *f, struct prof *p, unsigned flags)
 	}
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
 	for (size_t i = 0; i < p->nsyms; i++)
-		keys[i] = (struct fkey){ 0, 0, p->items[i].name, p->items[i].addr };
+		keys[i] = (struct fkey){ 0, 0, prof_key(&p->items[i]), p->items[i].addr };
 	sort_keys = keys;
 	qsort(names, nnames, sizeof(uint32_t), cmp_name);
 	free(keys);

@@ -78,6 +78,7 @@ void prof_release(struct prof *p)
 {
 	for (size_t i = 0; i < p->nr; i++) {
 		free(p->items[i].name);
+		free(p->items[i].key);
 		free(p->items[i].file);
 	}
 	free(p->items);
@@ -103,6 +104,20 @@ uint32_t prof_add_func(struct prof *p, const char *name, uint64_t addr, uint64_t
 	f->next = PROF_NONE;
 	p->nsyms = ++p->nr;
 	return (uint32_t)(p->nr - 1);
+}
+
+void prof_set_name(struct prof_func *f, const char *raw, char *dm)
+{
+	free(f->name);
+	free(f->key);
+	f->key = NULL;
+	if (dm && strcmp(dm, raw) != 0) {
+		f->name = dm;
+		f->key = xstrdup(raw);
+	} else {
+		free(dm);
+		f->name = xstrdup(raw);
+	}
 }
 
 static int func_cmp(const void *a, const void *b)

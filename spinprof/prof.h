@@ -15,6 +15,8 @@
  * ticks: histogram samples for GNU data, TSC cycles for spy data; prof.hz converts to seconds. */
 struct prof_func {
 	char *name; /* display name (demangled when asked); NULL for a cycle header */
+	char *key;  /* the name as the symbol table spells it, when name differs (demangled): the
+		     * sort key, as gprof sorts on mangled names */
 	char *file; /* source file or NULL */
 	uint32_t line;
 	uint64_t addr, end; /* [addr, end) */
@@ -89,6 +91,14 @@ void prof_reserve_arcs(struct prof *p, size_t n, int hash);
 void prof_arc_prefetch(const struct prof *p, uint32_t parent, uint32_t child);
 /* Free the arc hash once all arcs are in (a later prof_add_arc builds it again). */
 void prof_drop_arc_hash(struct prof *p);
+/* f's name as displayed (dm, the demangled name, or raw) and its sort key raw (kept when it
+ * differs); dm is freed. */
+void prof_set_name(struct prof_func *f, const char *raw, char *dm);
+/* The name f sorts on: gprof's, the symbol table's spelling. */
+static inline const char *prof_key(const struct prof_func *f)
+{
+	return f->key ? f->key : f->name;
+}
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */

@@ -364,9 +364,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		p->granularity = g.scale < 1e18 ? (long)g.scale * GNU_UNIT : LONG_MAX;
 		for (size_t i = 0; i < t.nr; i++) {
 			const struct symtab_sym *s = &t.items[i];
-			char *dm = o->demangle ? symtab_demangle(s->name) : NULL;
-			uint32_t k = prof_add_func(p, dm ? dm : s->name, s->addr, s->end);
-			free(dm);
+			uint32_t k = prof_add_func(p, NULL, s->addr, s->end);
+			prof_set_name(&p->items[k], s->name, o->demangle ? symtab_demangle(s->name) : NULL);
 			p->items[k].is_static = s->is_static;
 			p->items[k].is_func = s->is_func;
 			const char *file;

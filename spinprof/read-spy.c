@@ -437,9 +437,8 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 		if (lo > 0 && fa < t->items[lo - 1].end)
 			nm = t->items[lo - 1].name;
 	}
-	char *dm = demangle ? symtab_demangle(nm) : NULL;
-	prof_add_func(p, dm ? dm : nm, addr, addr + 1);
-	free(dm);
+	uint32_t k = prof_add_func(p, NULL, addr, addr + 1);
+	prof_set_name(&p->items[k], nm, demangle ? symtab_demangle(nm) : NULL);
 	return PROF_NONE;
 }
 
@@ -494,10 +493,9 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		const struct gmon_funcs *fs = &g->funcsets[i];
 		for (uint32_t j = 0; j < fs->nr; j++) {
 			const struct gmon_func *gf = &fs->funcs[j];
-			char *dm = o->demangle ? symtab_demangle(gf->name) : NULL;
-			uint32_t k = prof_add_func(p, dm ? dm : gf->name, gf->addr, gf->addr + 1);
-			free(dm);
+			uint32_t k = prof_add_func(p, NULL, gf->addr, gf->addr + 1);
 			struct prof_func *f = &p->items[k];
+			prof_set_name(f, gf->name, o->demangle ? symtab_demangle(gf->name) : NULL);
 			f->file = gf->file[0] ? xstrdup(gf->file) : NULL;
 			f->line = gf->line;
 			f->count = gf->count;
@@ -511,6 +509,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		if (dst > 0 && p->items[dst - 1].addr == p->items[i].addr) {
 			p->items[dst - 1].count += p->items[i].count;
 			free(p->items[i].name);
+			free(p->items[i].key);
 			free(p->items[i].file);
 			continue;
 		}
