@@ -213,6 +213,9 @@ int spy_arc_hooks_only(void)
 
 uint32_t spy_written_mode(void)
 {
+	/* every unit built with mode=count: counters are all any mode can have recorded */
+	if (spy_plugin_modes == 1u << SPY_MODE_COUNT)
+		return SPY_MODE_COUNT;
 	if (spy_mode == SPY_MODE_TIME && spy_arc_hooks_only())
 		return SPY_MODE_ARCS;
 	return spy_mode;

@@ -209,6 +209,75 @@ static void propagate(struct prof *p, uint32_t pi)
 	}
 }
 
+/* The arc from parent to child, or PROF_NONE: the shorter of the two lists is searched. */
+static uint32_t arc_between(const struct prof *p, uint32_t parent, uint32_t child)
+{
+	const struct prof_func *a = &p->items[parent], *b = &p->items[child];
+	if (a->nchild <= b->nparent) {
+		for (uint32_t k = 0; k < a->nchild; k++)
+			if (p->arcs[p->child_arcs[a->child0 + k]].child == child)
+				return p->child_arcs[a->child0 + k];
+	} else {
+		for (uint32_t k = 0; k < b->nparent; k++)
+			if (p->arcs[p->parent_arcs[b->parent0 + k]].parent == parent)
+				return p->parent_arcs[b->parent0 + k];
+	}
+	return PROF_NONE;
+}
+
+/* Spy count and arcs modes with cpu or wall samples: no propagation by call counts (gprof's
+ * trap: a callee's time split among its callers by their calls), the stacks say where time went.
+ * A function's (or cycle's) children time is the weight of the stacks it is on, less its self; an
+ * arc's is the weight of the stacks it is on, as self when its callee (or the callee's cycle) is
+ * charged with the stack's self time, else as children. Each once per stack, for recursion. */
+static void sampled_times(struct prof *p)
+{
+	size_t n = p->nr;
+	uint32_t *fstamp = xcalloc(n + 1, sizeof(uint32_t));
+	uint32_t *astamp = xcalloc(p->narcs + 1, sizeof(uint32_t));
+	double *on = xcalloc(n + 1, sizeof(double));
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct prof_stack *st = &p->stacks[s];
+		const uint32_t *fr = p->frames + st->frame0;
+		uint32_t stamp = (uint32_t)s + 1;
+		for (uint32_t d = 0; d <= st->depth; d++) {
+			uint32_t k = d < st->depth ? fr[d] : st->self;
+			if (k == PROF_NONE)
+				continue;
+			uint32_t h = p->items[k].head;
+			if (fstamp[k] != stamp) {
+				fstamp[k] = stamp;
+				on[k] += st->w;
+			}
+			if (fstamp[h] != stamp) {
+				fstamp[h] = stamp;
+				on[h] += st->w;
+			}
+		}
+		uint32_t self_head = st->self != PROF_NONE ? p->items[st->self].head : PROF_NONE;
+		for (uint32_t d = 0; d + 1 < st->depth; d++) {
+			uint32_t ce = fr[d], cr = fr[d + 1];
+			if (ce == PROF_NONE || cr == PROF_NONE || ce == cr)
+				continue;
+			uint32_t a = arc_between(p, cr, ce);
+			if (a == PROF_NONE || astamp[a] == stamp)
+				continue;
+			astamp[a] = stamp;
+			if (p->items[ce].head == self_head)
+				p->arcs[a].time += st->w;
+			else
+				p->arcs[a].child_time += st->w;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct prof_func *f = &p->items[i];
+		f->prop_child = f->child_time = on[i] > f->prop_self ? on[i] - f->prop_self : 0;
+	}
+	free(fstamp);
+	free(astamp);
+	free(on);
+}
+
 /* Spy time mode: the measured cycles, already corrected by the reader. An arc's self and child
  * are its share (by inclusive time) of its callee's, or of its callee's cycle's. child_of and
  * parent_of: graph_lists' far ends of child_arcs and parent_arcs; with per-function arrays of
@@ -386,8 +455,11 @@ void graph_analyse(struct prof *p)
 		}
 		for (size_t i = p->nsyms; i < p->nr; i++)
 			p->items[i].prop_self = p->items[i].time;
-		for (size_t i = 0; i < p->nsyms; i++)
-			propagate(p, order[i]);
+		if (p->sampled)
+			sampled_times(p);
+		else
+			for (size_t i = 0; i < p->nsyms; i++)
+				propagate(p, order[i]);
 	}
 	free(order);
 	free(start);

@@ -25,8 +25,11 @@ static const char flat_blurb[] =
 	" total .s/call     self and children time per call, in the same unit\n"
 	" name              the function; [N] is its entry in the call graph below\n"
 	"\n"
-	"For spy profiles the times are measured cycles, less the hooks' calibrated cost;\n"
-	"for gcc -pg profiles they come from PC samples, one per tick.\n";
+	"For spy profiles of mode time the times are measured cycles, less the hooks'\n"
+	"calibrated cost; calls are exact in every mode. In modes count and arcs the times\n"
+	"come from the CPU (or wall) samples, the innermost instrumented function on the\n"
+	"sampled stack charged, the profiler's own ticks left out. For gcc -pg profiles\n"
+	"they come from PC samples, one per tick.\n";
 
 static const char graph_blurb[] =
 	"\n"
@@ -53,7 +56,9 @@ static const char graph_blurb[] =
 	"Functions that call one another in a circle form a cycle: they are listed as\n"
 	"<cycle N as a whole> with their members, and time is handed to callers of the\n"
 	"cycle as a whole. For spy time profiles every arc carries its own measured time;\n"
-	"for gcc -pg profiles a child's time is shared among its callers by call counts.\n";
+	"for spy arcs profiles, the samples of the stacks it was on (so a callee's time goes\n"
+	"to the callers that spent it); spy count profiles record no callers. For gcc -pg\n"
+	"profiles a child's time is shared among its callers by call counts.\n";
 
 static const struct {
 	char prefix;
@@ -501,7 +506,9 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	}
 	uint32_t self = (uint32_t)(s - p->items);
 	struct gent **ebuf = (struct gent **)buf;
-	if (s->nparent == 0) {
+	if (s->nparent == 0 && p->no_arcs) {
+		/* mode count: not spontaneous, its callers were not recorded */
+	} else if (s->nparent == 0) {
 		o->q = fmt_spaces(o->q, 44);
 		ob_puts(o, "     <spontaneous>\n");
 	} else {
@@ -708,6 +715,13 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 	if (p->kind == PROF_SPY && p->measured)
 		fprintf(f, "\ngranularity: exact cycle counts, one cycle %.3g ns; %.6f seconds in all\n\n",
 			1e9 / p->hz, print_time / p->hz);
+	else if (p->kind == PROF_SPY && p->sampled)
+		fprintf(f,
+			"\ngranularity: exact call counts; times from %s samples of the stacks, one "
+			"tick %.3g ms; %.2f seconds in all\n\n",
+			gmon_watch_name(p->spy.sampling->watch), 1e3 / p->hz, print_time / p->hz);
+	else if (p->kind == PROF_SPY && p->no_arcs)
+		fputs("\ngranularity: exact calls per function; callers not recorded in mode count\n\n", f);
 	else if (p->kind == PROF_SPY && p->spy.hdr.mode == SPY_MODE_TIME)
 		fputs("\ngranularity: exact call counts; no times (the profile has no time-stamp rate)\n\n",
 		      f);

@@ -25,11 +25,14 @@ void print_header(FILE *f, const struct prof *p)
 		calls += p->items[i].arcs_in;
 	double per = p->hook_out + p->hook_in;
 	double total = h->tsc_hz ? (double)calls * per / (double)h->tsc_hz : 0;
-	fprintf(f,
-		"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
-		"%.2f%% of the run\n",
-		per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
-		p->duration_s > 0 ? 100.0 * total / p->duration_s : 0.0);
+	if (h->mode == SPY_MODE_COUNT)
+		fputs("hook overhead: none, mode count has no hooks (add-one counters only)\n", f);
+	else
+		fprintf(f,
+			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
+			"%.2f%% of the run\n",
+			per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
+			p->duration_s > 0 ? 100.0 * total / p->duration_s : 0.0);
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
 		"slots lost %llu, unregistered %llu\n",
@@ -37,6 +40,14 @@ void print_header(FILE *f, const struct prof *p)
 		(unsigned long long)h->dropped_frames, (unsigned long long)h->abandoned,
 		(unsigned long long)h->unmatched, (unsigned long long)h->slots_lost,
 		(unsigned long long)h->unregistered);
+	if (p->sampled) {
+		double all = p->total_time + p->outside_ticks + p->profiler_ticks;
+		fprintf(f,
+			"times: from %s samples, %.0f ticks in instrumented functions, %.0f in other code, "
+			"%.0f in the profiler (%.1f%% of all, left out)\n",
+			gmon_watch_name(p->spy.sampling->watch), p->total_time, p->outside_ticks,
+			p->profiler_ticks, all > 0 ? 100.0 * p->profiler_ticks / all : 0.0);
+	}
 	if (h->error && h->error[0])
 		fprintf(f, "runtime error: %s\n", h->error);
 	if (h->mode == SPY_MODE_COUNT) {

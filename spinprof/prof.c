@@ -87,6 +87,8 @@ void prof_release(struct prof *p)
 	free(p->child_arcs);
 	free(p->parent_arcs);
 	free(p->time_order);
+	free(p->stacks);
+	free(p->frames);
 	gmon_profile_release(&p->spy);
 	memset(p, 0, sizeof(*p));
 }

@@ -49,6 +49,16 @@ struct prof_arc {
 	double m_incl_raw;
 };
 
+/* A sampled stack as functions (spy profiles without measured times, watching cpu or wall): its
+ * weight in ticks, the function charged with its self time (the innermost instrumented frame, or
+ * with no frames the one holding the PC; PROF_NONE: none), and its frames, innermost first, at
+ * prof.frames[frame0...] (PROF_NONE where a frame's function is unknown). */
+struct prof_stack {
+	double w;
+	uint32_t self, depth;
+	size_t frame0;
+};
+
 enum prof_kind {
 	PROF_GNU = 0, /* glibc gmon.out with an executable */
 	PROF_SPY = 1,
@@ -60,7 +70,15 @@ struct prof {
 	double hook_out, hook_in; /* cycles per call (spy header) */
 	double total_time;        /* ticks, for percentages */
 	int measured;             /* times measured (spy time mode), not propagated */
-	long granularity;         /* bytes per histogram bin (GNU) */
+	int sampled;              /* times from sampled stacks (spy count or arcs mode, cpu or wall) */
+	int no_arcs;              /* spy count mode: calls per function, callers not recorded */
+	double profiler_ticks;    /* sampled: ticks in the profiler, left out of all times */
+	double outside_ticks;     /* sampled: ticks in no instrumented function, left out */
+	struct prof_stack *stacks;
+	size_t nstacks, stacks_alloc;
+	uint32_t *frames;
+	size_t nframes, frames_alloc;
+	long granularity; /* bytes per histogram bin (GNU) */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;

@@ -481,6 +481,84 @@ static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t n
 	return first;
 }
 
+/* The symbol of t holding the file address fa, or NULL. */
+static const struct symtab_sym *sym_at(const struct symtab *t, uint64_t fa)
+{
+	size_t lo = 0, hi = t->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->items[mid].addr <= fa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && fa < t->items[lo - 1].end ? &t->items[lo - 1] : NULL;
+}
+
+/* The function holding pc: the binary's symbol there, when it is one of p's functions; without
+ * the binary, the function below pc in pc's module. PROF_NONE for code of no instrumented one. */
+static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_hash *h, uint64_t pc)
+{
+	const struct gmon_profile *g = &p->spy;
+	int mi = gmon_module_at(g, pc);
+	if (mi < 0)
+		return PROF_NONE;
+	const struct gmon_module *m = &g->modules[mi];
+	struct symtab *t = spy_binary(b, g, m);
+	if (t) {
+		const struct symtab_sym *s = sym_at(t, pc - m->base);
+		return s ? find_exact(h, s->addr + m->base) : PROF_NONE;
+	}
+	uint32_t k = prof_lookup(p, pc);
+	return k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
+}
+
+/* Without measured times, cpu or wall samples give them, as gprof's PC histogram does: each
+ * stack's weight in ticks is self time of its innermost instrumented frame (of the function
+ * holding its PC when it has no frames: mode count keeps no stacks), and the stacks are kept as
+ * functions for graph.c to weigh the arcs. Ticks in the profiler, and in no instrumented
+ * function, are counted apart and left out. */
+static void sampled_stacks(struct prof *p, struct spy_bins *b, const struct addr_hash *h)
+{
+	const struct gmon_profile *g = &p->spy;
+	const struct gmon_sampling *sp = g->sampling;
+	if (!sp || (sp->watch != GMON_WATCH_CPU && sp->watch != GMON_WATCH_WALL) || !sp->hz)
+		return;
+	double period_ns = 1e9 / (double)sp->hz;
+	for (uint32_t t = 0; t < g->nsamples; t++) {
+		const struct gmon_samples *ss = &g->samples[t];
+		for (uint64_t k = 0; k < ss->nstacks; k++) {
+			const struct gmon_stack *st = &ss->stacks[k];
+			double v = (double)st->weight / period_ns;
+			if (v <= 0)
+				continue;
+			p->sampled = 1;
+			if (st->flags & GMON_STACK_RUNTIME) {
+				p->profiler_ticks += v;
+				continue;
+			}
+			GROW(p->stacks, p->nstacks, p->stacks_alloc);
+			struct prof_stack *ps = &p->stacks[p->nstacks++];
+			ps->w = v;
+			ps->depth = st->depth;
+			ps->frame0 = p->nframes;
+			for (uint32_t d = 0; d < st->depth; d++) {
+				GROW(p->frames, p->nframes, p->frames_alloc);
+				p->frames[p->nframes++] = find_exact(h, st->frames[d].func);
+			}
+			ps->self = st->depth ? p->frames[ps->frame0] :
+				   st->pc    ? pc_func(p, b, h, st->pc) :
+					       PROF_NONE;
+			if (ps->self == PROF_NONE)
+				p->outside_ticks += v;
+			else
+				p->items[ps->self].time += v;
+		}
+	}
+	if (p->sampled)
+		p->hz = (double)sp->hz;
+}
+
 static void build_model(struct prof *p, const struct read_opts *o)
 {
 	struct gmon_profile *g = &p->spy;
@@ -610,6 +688,14 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->m_self_raw - (double)f->out_calls * p->hook_out - (double)f->arcs_in * p->hook_in;
 		f->m_self = s > 0 ? s : 0;
 	}
+	if (g->hdr.mode == SPY_MODE_COUNT) {
+		/* the add-one counters are the calls; who made them is not recorded */
+		p->no_arcs = 1;
+		for (size_t i = 0; i < p->nr; i++)
+			p->items[i].ncalls = p->items[i].count;
+	}
+	if (!p->measured)
+		sampled_stacks(p, &b, &h);
 	free(h.keys);
 	free(h.vals);
 	for (uint32_t i = 0; i < g->nmodules; i++)
@@ -680,9 +766,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
 	build_model(p, o);
 	prof_reading(NULL);
-	if (p->measured)
-		for (size_t i = 0; i < p->nsyms; i++)
-			p->total_time += p->items[i].m_self;
+	for (size_t i = 0; i < p->nsyms; i++)
+		p->total_time += p->measured ? p->items[i].m_self : p->items[i].time;
 	if (o->sum_path) {
 		uint8_t *out;
 		size_t len;
