@@ -96,7 +96,7 @@ static void header(const struct out *u)
 		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
 		fprintf(f, "samples: %llu taken, %.1f per second; %.0f %s in all\n",
 			(unsigned long long)s->taken,
-			p->duration_s > 0 ? (double)s->taken / p->duration_s : 0.0, m->grand, m->unit);
+			p->duration_s > 0 ? (double)s->taken / p->duration_s : 0.0, m->all, m->unit);
 		if (s->expected) {
 			if (s->taken < s->expected)
 				fprintf(f,
@@ -114,9 +114,16 @@ static void header(const struct out *u)
 		if (s->dropped)
 			fprintf(f, "dropped: %llu samples (stack tables full)\n",
 				(unsigned long long)s->dropped);
-		fprintf(f, "totals: CPU %.6f seconds, %llu page faults, %llu allocations of %llu bytes\n",
-			(double)s->cpu_ns / 1e9, (unsigned long long)s->faults, (unsigned long long)s->allocs,
-			(unsigned long long)s->alloc_bytes);
+		/* CPU time and faults come from getrusage at the end; allocations are counted only by
+		 * the allocator the alloc watches switch on */
+		fprintf(f, "totals: CPU %.6f seconds, %llu page faults, ", (double)s->cpu_ns / 1e9,
+			(unsigned long long)s->faults);
+		if ((s->watch == GMON_WATCH_ALLOC || s->watch == GMON_WATCH_ALLOCBYTES) &&
+		    !(s->flags & GMON_SAMP_NOSOURCE))
+			fprintf(f, "%llu allocations of %llu bytes\n", (unsigned long long)s->allocs,
+				(unsigned long long)s->alloc_bytes);
+		else
+			fputs("allocations not watched\n", f);
 		double hs = g->hdr.tsc_hz ? (double)s->handler_cycles / (double)g->hdr.tsc_hz : 0;
 		fprintf(f, "profiler: %llu cycles recording samples (%.0f a sample",
 			(unsigned long long)s->handler_cycles,
@@ -124,25 +131,28 @@ static void header(const struct out *u)
 		if (g->hdr.tsc_hz)
 			fprintf(f, ", %.6f seconds, %.2f%% of the CPU time", hs,
 				s->cpu_ns ? 100.0 * hs / ((double)s->cpu_ns / 1e9) : 0.0);
-		fprintf(f, "); %.0f %s in the profiler (%.1f%%)\n", m->in_runtime, m->unit,
-			pct(u, m->in_runtime));
+		fprintf(f, "); %.0f %s in the profiler (%.1f%% of all)\n", m->in_runtime, m->unit,
+			m->all > 0 ? 100.0 * m->in_runtime / m->all : 0.0);
+		fprintf(f, "program: %.0f %s, the 100%% of the percentages below (the profiler's left out)\n",
+			m->grand, m->unit);
 		fprintf(f, "stacks: %llu distinct, %llu cut short", (unsigned long long)m->nstacks,
 			(unsigned long long)m->ncut);
 		if (m->waiting > 0)
 			fprintf(f, "; %.0f %s waiting (%.1f%%)", m->waiting, m->unit, pct(u, m->waiting));
 		fputc('\n', f);
 	}
-	fprintf(f, "cutoff: %g%% of all %s\n", u->o->cutoff, m->unit);
+	fprintf(f, "cutoff: %g%% of the program's %s\n", u->o->cutoff, m->unit);
 	if (u->o->brief)
 		return;
 	fprintf(f,
 		"\nAn entry reads  Name (N refs) = SELF, CALLEES (SELF%%) (TOTAL%%).\n"
 		"  SELF      %s with the %s in Name itself%s\n"
 		"  CALLEES   %s in what Name calls, directly or not (Name on the stack, not at its top)\n"
-		"  SELF%%     SELF as a share of all %s, shown when 1%% or more; such a procedure is\n"
-		"            marked * and broken down by source line in the last section\n"
-		"  TOTAL%%    share of all %s with Name on the stack (recursion counted once); so\n"
-		"            percentages add up to more than 100%%\n"
+		"  SELF%%     SELF as a share of the program's %s, shown when 1%% or more; such a\n"
+		"            procedure is marked * and broken down by source line in the last section\n"
+		"  TOTAL%%    share of the program's %s with Name on the stack (recursion counted\n"
+		"            once); so percentages add up to more than 100%%. The program's: the\n"
+		"            profiler's own are left out (the header counts them)\n"
 		"  N refs    distinct call sites that call Name\n"
 		"Each procedure is printed once, indented under its immediate dominator: the deepest\n"
 		"procedure that every call to it goes through (A->B->C and A->D->C put C under A), so a\n"
@@ -459,6 +469,12 @@ static const char *proc_name(const struct sp_model *m, uint32_t i)
 	return m->procs[i].name;
 }
 
+/* proc_name, and past the procedures the profiler */
+static const char *all_name(const struct sp_model *m, uint32_t i)
+{
+	return i < m->nprocs ? m->procs[i].name : "<profiler>";
+}
+
 static const char *module_name(const struct sp_model *m, uint32_t i)
 {
 	return i < m->p->spy.nmodules ? m->p->spy.modules[i].path : "(no module)";
@@ -478,7 +494,8 @@ static void pcs(struct out *u)
 	double prog = 0;
 	for (uint32_t i = 0; i < n; i++)
 		w[i] = m->procs[i].self;
-	listing(f, "All ticks (percent of all):", "Procedure", w, n, m->grand, proc_name, m);
+	w[n] = m->in_runtime; /* the profiler's, as one more procedure */
+	listing(f, "All ticks (percent of all):", "Procedure", w, n + 1, m->all, all_name, m);
 	for (uint32_t i = 0; i < n; i++)
 		prog += w[i] = m->procs[i].prog;
 	listing(f, "Ticks in the program (percent of these):", "Procedure", w, n, prog, proc_name, m);
@@ -495,7 +512,7 @@ static void modules(struct out *u)
 	struct sp_model *m = u->m;
 	section(f, "Breakdown of modules.");
 	listing(f, m->sampled ? "Samples per executable and shared library:" : "Self cycles per module:",
-		"Module", m->module_w, m->p->spy.nmodules + 1, m->grand, module_name, m);
+		"Module", m->module_w, m->p->spy.nmodules + 1, m->all, module_name, m);
 }
 
 int print_spy(FILE *f, const struct prof *p, const struct spy_opts *o)

@@ -327,10 +327,9 @@ static void from_samples(struct sp_model *m)
 											    st->weight);
 			if (v <= 0)
 				continue;
-			m->grand += v;
+			m->all += v;
 			m->nstacks++;
 			m->ncut += (st->flags & GMON_STACK_CUT) != 0;
-			th->w += v;
 			if (fp_alloc < (size_t)st->depth + 2) {
 				fp_alloc = (size_t)st->depth + 2;
 				fp = xrealloc(fp, fp_alloc * sizeof(uint32_t));
@@ -348,11 +347,20 @@ static void from_samples(struct sp_model *m)
 				fp[depth] = proc_of_func(m, st->frames[d].func);
 				site[depth] = st->frames[d].call_site;
 			}
+			int mi = module_of(m, st->pc ? st->pc : st->depth ? st->frames[0].func : 0);
+			m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += v;
+			if (st->flags & GMON_STACK_RUNTIME) {
+				/* the profiler's own: apart (Mesa's overhead correction), charged to the
+				 * instrumented function running for SPIN's listing of them */
+				uint32_t at = depth ? fp[0] : profiler(m); /* may move m->procs */
+				m->in_runtime += v;
+				m->procs[at].rt += v;
+				continue;
+			}
+			m->grand += v;
+			th->w += v;
 			uint32_t pc;
-			int runtime = (st->flags & GMON_STACK_RUNTIME) != 0;
-			if (runtime)
-				pc = profiler(m);
-			else if ((sp->watch == GMON_WATCH_CALLS || st->pc == 0) && depth)
+			if ((sp->watch == GMON_WATCH_CALLS || st->pc == 0) && depth)
 				pc = fp[0];
 			else if (st->pc == 0)
 				pc = proc_of_pc(m, 0);
@@ -370,15 +378,8 @@ static void from_samples(struct sp_model *m)
 				th->wait += v;
 				m->waiting += v;
 			}
-			if (runtime) {
-				m->in_runtime += v;
-				m->procs[depth ? fp[0] : pc].rt += v;
-			} else {
-				pp->prog += v;
-			}
-			int mi = module_of(m, st->pc ? st->pc : st->depth ? st->frames[0].func : 0);
-			m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += v;
-			if (st->pc && !runtime && sp->watch != GMON_WATCH_CALLS) {
+			pp->prog += v;
+			if (st->pc && sp->watch != GMON_WATCH_CALLS) {
 				GROW(m->pcs, m->npcs, m->pcs_alloc);
 				m->pcs[m->npcs++] =
 					(struct sp_pc){ pc, m->pc_is_ret ? st->pc - 1 : st->pc, v };
@@ -500,6 +501,7 @@ static void from_cycles(struct sp_model *m)
 		pr->prog += f->m_self;
 		pr->total += f->m_incl > f->m_self ? f->m_incl : f->m_self;
 		m->grand += f->m_self;
+		m->all += f->m_self;
 		int mi = module_of(m, f->addr);
 		m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += f->m_self;
 	}

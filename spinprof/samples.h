@@ -64,7 +64,8 @@ struct sp_model {
 	int sampled;      /* from samples; else from time mode's cycles */
 	int pc_is_ret;    /* PCs are return addresses (alloc, allocbytes, calls) */
 	const char *unit; /* "ticks", "allocations", "bytes", "faults", "calls", "cycles" */
-	double grand;     /* all weight: the 100 % */
+	double grand;     /* the program's own weight (the profiler's left out): the 100 % */
+	double all;       /* all weight, the profiler's included */
 	double in_runtime, waiting;
 	uint64_t nstacks, ncut;
 	struct sp_proc *procs;

@@ -258,16 +258,18 @@ ok_runs() { run a --spy -b --cutoff=0 "$T/a.out" && run b --spy -b --cutoff=0 "$
 sp_check "--spy of a, of b, and of a b" ok_runs
 
 header_sums() {
-	# a: 100 taken, 120 expected, 3 missed, 5 in the profiler, CPU 1.5 s, 77 faults, 9 allocations of 4096
-	# bytes, 15e6 cycles; b: 40, 50, 2, 0, 0.5 s, 23, 1 of 100, 5e6; four seconds in all
+	# a: 100 taken, 120 expected, 3 missed, 5 in the profiler, CPU 1.5 s, 77 faults, 15e6 cycles; b: 40,
+	# 50, 2, 0, 0.5 s, 23, 5e6; four seconds in all (allocations are in the files, but a wall watch
+	# does not watch them); the percentages are of the program's 135 ticks
 	has "$T/ab.txt" "watching: wall at 1000 Hz (one tick 1.000 ms)" \
 		"warning: some threads could not be sampled" \
 		"duration: 4.000000 seconds" \
 		"samples: 140 taken, 35.0 per second; 140 ticks in all" \
 		"missed: 170 asked for, 30 fewer taken: ticks were missed (5 timer overruns)" \
-		"totals: CPU 2.000000 seconds, 100 page faults, 10 allocations of 4196 bytes" \
-		"profiler: 20000000 cycles recording samples (142857 a sample, 0.020000 seconds, 1.00% of the CPU time); 5 ticks in the profiler (3.6%)" \
-		"stacks: 9 distinct, 0 cut short; 11 ticks waiting (7.9%)" || return 1
+		"totals: CPU 2.000000 seconds, 100 page faults, allocations not watched" \
+		"profiler: 20000000 cycles recording samples (142857 a sample, 0.020000 seconds, 1.00% of the CPU time); 5 ticks in the profiler (3.6% of all)" \
+		"program: 135 ticks, the 100% of the percentages below (the profiler's left out)" \
+		"stacks: 9 distinct, 0 cut short; 11 ticks waiting (8.1%)" || return 1
 	! grep -q '^note:.*first' "$T/ab.txt" || { echo "still says only the first file's samples are used"; return 1; }
 }
 check "a b: the header's totals are the sums; 9 distinct stacks (b's relocated stacks merged into a's)" header_sums
@@ -276,7 +278,7 @@ proc_sums() {
 	procs "$T/a.txt" >"$T/a.procs"
 	procs "$T/b.txt" >"$T/b.procs"
 	procs "$T/ab.txt" >"$T/ab.procs"
-	[ "$(wc -l <"$T/a.procs")" -ge 9 ] || { echo "too few procedures parsed:"; cat "$T/a.procs"; return 1; }
+	[ "$(wc -l <"$T/a.procs")" -ge 8 ] || { echo "too few procedures parsed:"; cat "$T/a.procs"; return 1; }
 	diff -u <(summed 2 "$T/a.procs" "$T/b.procs") "$T/ab.procs" || { echo "a b's procedures are not a's plus b's"; return 1; }
 	# and the numbers themselves: B's own 25 ticks from b, its callees 45 + 4; C 30 + 20 + 4; U 20 + 3
 	# waiting, under it libc 15 + 8 (b's thread 102, a PC in b's libc)
@@ -288,14 +290,14 @@ check "a b: every procedure's self and callees' weight is a's plus b's (by b's r
 
 thread_sums() {
 	diff -u <(summed 1 <(threads "$T/a.txt") <(threads "$T/b.txt")) <(threads "$T/ab.txt") &&
-		diff -u <(printf '%s\n' '100 120' '101 12' '102 8') <(threads "$T/ab.txt")
+		diff -u <(printf '%s\n' '100 115' '101 12' '102 8') <(threads "$T/ab.txt")
 }
 check "a b: threads 100 (a's and b's), 101 (a's) and 102 (b's) with the summed weights" thread_sums
 
 twice() {
 	run aa --spy -b --cutoff=0 "$T/a.out" "$T/a.out" || return 1
 	diff -u <(awk '{ print $1, 2 * $2, 2 * $3 }' "$T/a.procs") <(procs "$T/aa.txt") || return 1
-	has "$T/aa.txt" "samples: 200 taken, 50.0 per second; 200 ticks in all" "stacks: 7 distinct, 0 cut short; 16 ticks waiting (8.0%)"
+	has "$T/aa.txt" "samples: 200 taken, 50.0 per second; 200 ticks in all" "stacks: 7 distinct, 0 cut short; 16 ticks waiting (8.4%)"
 }
 check "a a: every number doubled, still 7 distinct stacks" twice
 
