@@ -47,15 +47,20 @@ driver() {
 		{ echo "link: no -lspyrt:"; echo "$o"; return 1; }
 	o=$($CC -specs="$SPECS" -### -shared "$T/calls.o" -o "$T/x.so" 2>&1)
 	grep -q 'collect2.*-lspyrt' <<<"$o" || { echo "-shared: no -lspyrt:"; echo "$o"; return 1; }
+	o=$($CC -specs="$SPECS" -### -shared -nostdlib "$T/calls.o" -o "$T/x.so" 2>&1)
+	grep -q 'collect2.*-lspyrt' <<<"$o" || { echo "-shared -nostdlib (libtool's C++): no -lspyrt:"; echo "$o"; return 1; }
+	o=$($CC -specs="$SPECS" -### -fsanitize=address "$T/calls.o" -o "$T/x" 2>&1)
+	grep -q 'collect2.*-lasan.*-lspyrt' <<<"$o" || { echo "-fsanitize=address: libasan not first:"; echo "$o"; return 1; }
 	o=$($CC -specs="$SPECS" -### -r "$T/calls.o" -o "$T/x-r.o" 2>&1)
-	grep -q 'collect2' <<<"$o" && ! grep -q 'lspyrt' <<<"$o" || { echo "-r:"; echo "$o"; return 1; }
+	# (only the LTO plugin's pass-through list names it, as it names -lc)
+	grep -q 'collect2' <<<"$o" && ! grep -q ' -lspyrt' <<<"$o" || { echo "-r:"; echo "$o"; return 1; }
 	for f in -S -E; do
 		o=$($CC -specs="$SPECS" -### $f "$SAMPLES/calls.c" 2>&1)
 		grep -q 'collect2\|lspyrt' <<<"$o" && { echo "$f links:"; echo "$o"; return 1; }
 	done
 	return 0
 }
-check "-c, -S, -E and -r never link libspyrt; executables and -shared do" driver
+check "-c, -S, -E and -r never link libspyrt; executables and -shared do (-nostdlib too), after libasan" driver
 
 # plugin options, also before the -fplugin the specs add
 options() {
