@@ -32,3 +32,8 @@ same_libs() {
 		{ echo "NEEDED differ (plain < > spy):"; diff <(needed_libs "$1") <(needed_libs "$2"); return 1; }
 	readelf -d "$2" | grep -q 'NEEDED.*\[libspyrt\.so\]' || { echo "$2 does not need libspyrt.so"; return 1; }
 }
+
+# pmake ARG...: make for the package, without the variables of a make that runs this test
+pmake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"
+}

@@ -10,7 +10,7 @@ tap_plan 4
 
 # install ARG...: `make install` from the build tree as it is (-o all: nothing is rebuilt)
 install() {
-	make -C "$SPY_SRC" --no-print-directory -o all BUILD="$SPY_BUILD" SAN="$SPY_SAN" CC="$CC" CXX="$CXX" "$@" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$SPY_SRC" --no-print-directory -o all BUILD="$SPY_BUILD" SAN="$SPY_SAN" CC="$CC" CXX="$CXX" "$@" \
 		>"$T/install.log" 2>&1 || { echo "make $*:"; tail -n 20 "$T/install.log"; return 1; }
 }
 

@@ -10,7 +10,7 @@ tap_plan 4
 P=$T/prefix
 D=$T/proj
 mkdir -p "$D"
-make -C "$SPY_SRC" --no-print-directory -o all BUILD="$SPY_BUILD" SAN="$SPY_SAN" CC="$CC" CXX="$CXX" \
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$SPY_SRC" --no-print-directory -o all BUILD="$SPY_BUILD" SAN="$SPY_SAN" CC="$CC" CXX="$CXX" \
 	install PREFIX="$P" >"$T/install.log" 2>&1 || { tail -n 20 "$T/install.log" | diag; }
 # the example: the first run of "#<TAB>" lines of spy.mk, with the installed prefix for /usr/local
 sed -n '/^#\t/{s/^#\t//;p;b};/^#$/{x;/./q;x}' "$SPY_SRC/mk/spy.mk" | awk 'NF || seen { seen = 1; print }' |
@@ -29,9 +29,9 @@ arc <spontaneous> main 1
 arc main work 25
 EOF
 
-# mk ARG...: make in the project
+# mk ARG...: make in the project (not the variables of a make that runs this test)
 mk() {
-	make -C "$D" --no-print-directory "$@" >"$T/make.log" 2>&1 || { echo "make $*:"; tail -n 20 "$T/make.log"; return 1; }
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$D" --no-print-directory "$@" >"$T/make.log" 2>&1 || { echo "make $*:"; tail -n 20 "$T/make.log"; return 1; }
 }
 
 plain() {

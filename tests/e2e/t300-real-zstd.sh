@@ -22,7 +22,7 @@ tap_plan 5
 old_way() {
 	local lost
 	cp -r "$DEBSRC" "$T/old"
-	lost=$(make -C "$T/old/programs" -n zstd CFLAGS="-O1 -fplugin=$SPY_PLUGIN" 2>&1 | grep -c '==> no ')
+	lost=$(pmake -C "$T/old/programs" -n zstd CFLAGS="-O1 -fplugin=$SPY_PLUGIN" 2>&1 | grep -c '==> no ')
 	[ "$lost" -ge 2 ] || { echo "the plugin in CFLAGS lost only $lost features"; return 1; }
 }
 check "(the two flags: the plugin in CFLAGS makes zstd's probes fail, features lost)" old_way
@@ -31,7 +31,7 @@ cp -r "$DEBSRC" "$T/plain"
 cp -r "$DEBSRC" "$T/spy"
 # build DIR CC: zstd's programs/zstd; make's output in DIR.log
 build() {
-	make -C "$T/$1/programs" -j2 zstd CC="$2" CFLAGS=-O1 >"$T/$1.log" 2>&1 ||
+	pmake -C "$T/$1/programs" -j2 zstd CC="$2" CFLAGS=-O1 >"$T/$1.log" 2>&1 ||
 		{ echo "make CC='$2' failed:"; tail -n 20 "$T/$1.log"; return 1; }
 }
 built() {

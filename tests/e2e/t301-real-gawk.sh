@@ -64,7 +64,7 @@ found plain | grep -v '""$' | diag
 
 # build DIR: gawk alone (and the support library it needs)
 build() {
-	(make -C "$T/$1/support" -j2 && make -C "$T/$1" -j2 gawk) >"$T/$1.make.log" 2>&1 ||
+	(pmake -C "$T/$1/support" -j2 && pmake -C "$T/$1" -j2 gawk) >"$T/$1.make.log" 2>&1 ||
 		{ echo "make in $1 failed:"; tail -n 20 "$T/$1.make.log"; return 1; }
 }
 built() {
