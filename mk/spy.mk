@@ -15,9 +15,9 @@
 #		@mkdir -p $(@D)
 #		$(CC) $(CFLAGS) -c -o $@ $<
 #
-# `make` builds into build/ as before; `make PROFILE=1` builds into build-prof/ with CC and CXX given
-# -specs=$(SPY_SPECS): every compile loads spy's plugin and every link of a program or shared library adds
-# libspyrt, so the two never share objects, and `make PROFILE=1 CFLAGS='-O2 -flto'` is instrumented too
+# `make` builds into build/ as before; `make PROFILE=1` builds into build-prof/ (the two never share
+# objects) with CC and CXX given -specs=$(SPY_SPECS): every compile loads spy's plugin and every link of a
+# program or shared library adds libspyrt, and `make PROFILE=1 CFLAGS='-O2 -flto'` is instrumented too
 # (the link's lto1 loads the plugin). Running the program writes gmon.out; read it with
 # `spinprof gmon.out`.
 #
