@@ -34,6 +34,9 @@ override SPY_SPECS := $(strip $(SPY_SPECS))
 SPY_PLUGIN_ARGS ?=
 
 ifeq ($(PROFILE),1)
+ifneq ($(SPY_PLUGIN),)
+$(warning spy.mk: SPY_PLUGIN is no longer read: $(SPY_SPECS) names the plugin (set SPY_SPECS instead))
+endif
 ifeq ($(wildcard $(SPY_SPECS)),)
 $(error spy.mk: PROFILE=1 but there is no '$(SPY_SPECS)'; set SPY_PREFIX or SPY_SPECS)
 endif
