@@ -8,8 +8,10 @@
 /* Bumped whenever a record layout, a hook's meaning or the inserted code's needs change.
  * 3: the counter as one asm statement (__spy_counts_slow_all), hooks without the guard.
  * 4: C++ catch handlers call __spy_catch; no exit hook on the way an exception leaves;
- *    mode=arcs inserts __spy_arc alone. */
-#define SPY_ABI_VERSION 4
+ *    mode=arcs inserts __spy_arc alone.
+ * 5: the counter names the slab pointer SPY_COUNTS_SYMBOL, __spy_counts_in_libspyrt, so that
+ *    an instrumented object linked without libspyrt fails naming it. */
+#define SPY_ABI_VERSION 5
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
@@ -62,7 +64,7 @@ struct spy_func {
  * passes see one instruction instead of a branch, a call and an address
  * computation (ABI 3; it cost a tenth more compile time than the plain build):
  *
- *	movq __spy_counts@gottpoff(%rip), %rax; movq %fs:(%rax), %rax
+ *	movq __spy_counts_in_libspyrt@gottpoff(%rip), %rax; movq %fs:(%rax), %rax
  *	testq %rax, %rax; jnz 1f
  *	lea -128(%rsp), %rsp; call __spy_counts_slow_all@PLT; lea 128(%rsp), %rsp
  *  1:	movq slot(%rip), %rN; addq $1, (%rax,%rN,8)
@@ -74,7 +76,12 @@ struct spy_func {
  * hands out slots from 1 at registration and keeps the slabs of exited
  * threads, so their counts survive them.
  */
-#define SPY_COUNTS_SYMBOL "__spy_counts" /* __thread uint64_t *, initial-exec */
+/* __thread uint64_t *, initial-exec. The runtime defines the variable as __spy_counts (what code of
+ * ABI 4 and older references) and, since ABI 5, as SPY_COUNTS_SYMBOL too: the name the inserted
+ * code references, chosen so that a link without libspyrt says "undefined reference to
+ * `__spy_counts_in_libspyrt'" first. */
+#define SPY_COUNTS_SYMBOL "__spy_counts_in_libspyrt"
+#define SPY_COUNTS_OLD_SYMBOL "__spy_counts"
 #define SPY_COUNTS_SLOW_SYMBOL "__spy_counts_slow"
 #define SPY_COUNTS_SLOW_ALL_SYMBOL "__spy_counts_slow_all"
 

@@ -344,6 +344,15 @@ __attribute__((destructor(101))) static void spy_fini(void)
 	if (!spy_ready || fini_done)
 		return;
 	fini_done = 1;
+	/* linked with libspyrt, but nothing instrumented registered (clang, no plugin): an empty
+	 * profile would look like a run that called nothing */
+	if (!spy_units && !spy_first_error[0]) {
+		spy_warn("spy: no instrumented code registered (compiled without the spyinstr plugin, or by "
+			 "another compiler): no profile written");
+		if (spy_cfg.ready)
+			ready_message();
+		return;
+	}
 	if (spy_cfg.start && !spy_start_addr)
 		spy_note_error("SPYRT_START=%s: no instrumented function has that name", spy_cfg.start);
 	else if (spy_cfg.stop && !spy_stop_addr)

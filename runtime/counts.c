@@ -8,6 +8,9 @@
 #include <string.h>
 
 SPY_TLS uint64_t *__spy_counts;
+/* The same variable under the name code of ABI 5 references (spy-abi.h). */
+extern SPY_TLS uint64_t *spy_counts_abi5 __asm__(SPY_COUNTS_SYMBOL)
+	__attribute__((alias(SPY_COUNTS_OLD_SYMBOL), visibility("default")));
 
 /* Counts made after a thread retired (by late destructors) and by threads that could not get a
  * slab: shared, so rare races may lose one, but never a crash. In .bss: only touched pages cost. */

@@ -100,6 +100,9 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 EXPORT __thread uint64_t *__spy_counts __attribute__((tls_model("initial-exec")));
+/* what code of ABI 5 references: the same variable */
+extern __thread uint64_t *spy_counts_abi5 __asm__(SPY_COUNTS_SYMBOL)
+	__attribute__((alias(SPY_COUNTS_OLD_SYMBOL), visibility("default"), tls_model("initial-exec")));
 static __thread struct tstate *tls_state __attribute__((tls_model("initial-exec")));
 
 static void die(const char *what)
