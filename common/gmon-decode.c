@@ -14,6 +14,7 @@ struct cur {
 	char *err;
 	size_t errsz;
 	const char *where; /* "record 3 (THREAD) at offset 1234" */
+	uint32_t minor;    /* the file's format revision */
 };
 
 static void cur_fail(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -298,6 +299,23 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 			t->counts[i].count = ld64(q + 8);
 		}
 	}
+	if (c->minor < 2)
+		return;
+	/* revision 2: the thread's off-CPU totals, then three words for each of its arcs */
+	t->off_blocked = get_u64(c, "off-CPU totals");
+	t->off_preempted = get_u64(c, "off-CPU totals");
+	t->off_switches = get_u64(c, "off-CPU totals");
+	t->off_lost = get_u64(c, "off-CPU totals");
+	for (uint64_t i = 0; t->arcs && i < t->narcs && need(c, 24, "arc off-CPU times"); i++) {
+		const uint8_t *q = c->p + c->off;
+
+		t->arcs[i].off_incl = ld64(q);
+		t->arcs[i].off_self = ld64(q + 8);
+		t->arcs[i].off_self_pre = ld64(q + 16);
+		c->off += 24;
+	}
+	if (!c->bad && (t->flags & ~(uint32_t)(GMON_THREAD_MAIN | GMON_THREAD_EXITED | GMON_THREAD_OFFCPU)))
+		cur_fail(c, "unknown thread flags 0x%" PRIx32, t->flags);
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

@@ -101,6 +101,9 @@ static void merge_thread(struct gmon_thread *t)
 			d->count += s->count;
 			d->incl += s->incl;
 			d->self += s->self;
+			d->off_incl += s->off_incl;
+			d->off_self += s->off_self;
+			d->off_self_pre += s->off_self_pre;
 		} else {
 			t->arcs[o++] = *s;
 		}
@@ -183,6 +186,13 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 	g->dropped_frames += t->dropped_frames;
 	g->abandoned += t->abandoned;
 	g->unmatched += t->unmatched;
+	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
+		g->flags |= GMON_THREAD_OFFCPU;
+		g->off_blocked += t->off.blocked;
+		g->off_preempted += t->off.preempted;
+		g->off_switches += t->off.switches;
+		g->off_lost += t->off.lost;
+	}
 
 	memset(&one, 0, sizeof(one));
 	one.counts = calloc(d->ncounts ? d->ncounts : 1, sizeof(*one.counts));
@@ -299,6 +309,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	h->mode = spy_written_mode();
 	h->flags = (spy_tsc_invariant() ? GMON_HDR_TSC_INVARIANT : 0) | (final ? GMON_HDR_FINAL : 0) |
 		   (spy_forked ? GMON_HDR_FORKED : 0);
+	if (spy_offcpu_failed && spy_written_mode() == SPY_MODE_TIME)
+		h->flags |= GMON_HDR_OFFCPU_NONE;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
 	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
@@ -441,8 +453,10 @@ out:
 }
 
 /* At the end, what was lost is said once on stderr (it is in the file header too). */
-static void report_losses(const struct gmon_header *h)
+static void report_losses(const struct gmon_profile *p)
 {
+	const struct gmon_header *h = &p->hdr;
+
 	if (h->error && *h->error)
 		spy_warn("spy: %s", h->error);
 	if (h->dropped_arcs || h->dropped_funcs)
@@ -454,6 +468,16 @@ static void report_losses(const struct gmon_header *h)
 	if (h->dropped_frames)
 		spy_warn("spy: %llu calls not recorded: shadow stack deeper than %u frames, or no memory",
 			 (unsigned long long)h->dropped_frames, SPY_STACK_MAX);
+	{
+		uint64_t lost = 0;
+
+		for (uint32_t i = 0; i < p->nthreads; i++)
+			lost += p->threads[i].off_lost;
+		if (lost)
+			spy_warn(
+				"spy: %llu context-switch records lost: off-CPU time is short by what they held",
+				(unsigned long long)lost);
+	}
 	if (h->slots_lost)
 		spy_warn("spy: %llu functions share the unregistered counter: more than %u functions",
 			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
@@ -508,7 +532,7 @@ int spy_write(const char *path, int final)
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
-		report_losses(&p.hdr);
+		report_losses(&p);
 	if (gmon_encode(&p, 1, &buf, &len)) {
 		spy_warn("spy: cannot write profile '%s': out of memory", path);
 		gmon_profile_release(&p);

@@ -111,10 +111,15 @@ static void make_profile(struct gmon_profile *p, int big)
 		th->narcs = t ? 1 : narcs;
 		th->arcs = calloc(th->narcs, sizeof(*th->arcs));
 		for (uint64_t i = 0; i < th->narcs; i++)
-			th->arcs[i] =
-				(struct gmon_arc){ 0x555500001150 + i, i ? 0x555500001100 : GMON_CALLER_NONE,
-						   0x555500001200,     40 + i,
-						   1000 * i,           500 * i };
+			th->arcs[i] = (struct gmon_arc){ 0x555500001150 + i,
+							 i ? 0x555500001100 : GMON_CALLER_NONE,
+							 0x555500001200,
+							 40 + i,
+							 1000 * i,
+							 500 * i,
+							 0,
+							 0,
+							 0 };
 		th->nfstats = 1;
 		th->fstats = calloc(1, sizeof(*th->fstats));
 		th->fstats[0].addr = 0x555500001200;
