@@ -55,6 +55,20 @@ static const char graph_blurb[] =
 	"cycle as a whole. For spy time profiles every arc carries its own measured time;\n"
 	"for gcc -pg profiles a child's time is shared among its callers by call counts.\n";
 
+static const char flat_off_blurb[] =
+	"\n"
+	"This profile measured the time off the CPU apart: every seconds column above is\n"
+	"CPU time of the thread, as gprof means it, and\n"
+	" off cpu seconds   time the function's own code spent off the CPU (blocked on a\n"
+	"                   lock, a condition variable, a sleep, I/O or a page fault, or\n"
+	"                   preempted); the header splits the total into blocked and preempted\n";
+
+static const char graph_off_blurb[] =
+	"\n"
+	"Times are CPU time. The off cpu column is the time off the CPU (blocked or\n"
+	"preempted): on the function's line, of its calls and everything they called; on\n"
+	"a caller's or child's line, of the calls through that arc.\n";
+
 static const struct {
 	char prefix;
 	double scale;
@@ -204,6 +218,10 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	} else {
 		q = fmt_spaces(q, 29);
 	}
+	if (p->offcpu) { /* the function's own time off the CPU, apart from its CPU self time */
+		q = fmt_f(q, s->m_off_self / p->hz, 8, 2);
+		q = fmt_spaces(q, 2);
+	}
 	o->q = q;
 	ob_puts(o, s->name);
 	ob_room(o);
@@ -255,10 +273,17 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 		fputs(" no time accumulated\n\n", f);
 		total = 1.0;
 	}
-	fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",
-		"self  ", "total ", "");
-	fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds", "calls",
-		unit, unit, "name");
+	if (p->offcpu) {
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "%  ", "cumulative",
+			"self  ", "", "self  ", "total ", "off cpu ", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "time", "seconds",
+			"seconds", "calls", unit, unit, "seconds ", "name");
+	} else {
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ",
+			"", "self  ", "total ", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds",
+			"calls", unit, unit, "name");
+	}
 	double accum = 0.0;
 	struct obuf o;
 	ob_open(&o, f);
@@ -268,6 +293,8 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	free(order);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(flat_blurb, f);
+		if (p->offcpu)
+			fputs(flat_off_blurb, f);
 	}
 }
 
@@ -408,7 +435,7 @@ static int cmp_member(const void *a, const void *b, void *keys)
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz)
+		     double hz, int offcpu)
 {
 	ob_room(o);
 	char *q = o->q;
@@ -426,6 +453,14 @@ static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent
 		*q++ = '/';
 		q = fmt_u_left(q, denom, 7);
 		q = fmt_spaces(q, 5);
+	}
+	if (offcpu) { /* the calls' time off the CPU: in a column of its own, where the name was */
+		q -= 4;
+		if (e->cls < 2)
+			q = fmt_spaces(q, 7);
+		else
+			q = fmt_f(q, a->m_off_incl / hz, 7, 2);
+		q = fmt_spaces(q, 6);
 	}
 	o->q = q;
 }
@@ -452,6 +487,8 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		} else {
 			q = fmt_spaces(q, 8);
 		}
+		if (p->offcpu)
+			q = fmt_spaces(q, 9);
 		memcpy(q, " <cycle ", 8);
 		q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
 		memcpy(q, " as a whole> [", 14);
@@ -494,7 +531,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			} else {
 				q = fmt_spaces(q, 8);
 			}
-			o->q = fmt_spaces(q, 5);
+			o->q = fmt_spaces(q, p->offcpu ? 14 : 5);
 			put_label(o, g, mem[k]);
 		}
 		return;
@@ -502,14 +539,14 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	uint32_t self = (uint32_t)(s - p->items);
 	struct gent **ebuf = (struct gent **)buf;
 	if (s->nparent == 0) {
-		o->q = fmt_spaces(o->q, 44);
+		o->q = fmt_spaces(o->q, p->offcpu ? 53 : 44);
 		ob_puts(o, "     <spontaneous>\n");
 	} else {
 		const struct gent *e =
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->offcpu);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -534,11 +571,15 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	} else {
 		q = fmt_spaces(q, 17);
 	}
+	if (p->offcpu) {
+		q = fmt_f(q, s->m_off_incl / hz, 7, 2);
+		q = fmt_spaces(q, 2);
+	}
 	o->q = q;
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->offcpu);
 		put_label(o, g, e[k].other);
 	}
 }
@@ -722,7 +763,9 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 			p->granularity);
 	if (print_time <= 0.0)
 		print_time = 1.0;
-	fputs("index % time    self  children    called     name\n", f);
+	fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
+			  "index % time    self  children    called     name\n",
+	      f);
 	struct glab g;
 	graph_labels(p, &g);
 	struct obuf o;
@@ -733,6 +776,8 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 	free(g.lab);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(graph_blurb, f);
+		if (p->offcpu)
+			fputs(graph_off_blurb, f);
 	}
 }
 

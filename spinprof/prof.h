@@ -30,12 +30,15 @@ struct prof_func {
 	double m_incl, m_self; /* measured (spy time mode): inclusive of outermost calls, self */
 	double m_spont_incl;   /* the part of m_incl entered with no known caller */
 	double m_self_raw;     /* m_self before the hook overhead was taken off */
-	uint64_t out_calls;    /* calls it made (spy) */
-	int cyc;               /* cycle number, 0 when on no cycle */
-	uint32_t head;         /* this, or the cycle header */
-	uint32_t next;         /* next member of the cycle (from the header: the first) */
-	uint32_t index;        /* [N] */
-	uint32_t scc;          /* position of its strongly connected component in reverse topo order */
+	/* off the CPU (spy time mode, prof.offcpu): inclusive of outermost calls, self, and the
+	 * preempted part of self; m_incl and m_self are then CPU time */
+	double m_off_incl, m_off_self, m_off_pre;
+	uint64_t out_calls; /* calls it made (spy) */
+	int cyc;            /* cycle number, 0 when on no cycle */
+	uint32_t head;      /* this, or the cycle header */
+	uint32_t next;      /* next member of the cycle (from the header: the first) */
+	uint32_t index;     /* [N] */
+	uint32_t scc;       /* position of its strongly connected component in reverse topo order */
 	uint32_t child0, nchild, parent0, nparent; /* slices of prof.child_arcs / prof.parent_arcs */
 };
 
@@ -45,6 +48,7 @@ struct prof_arc {
 	double time, child_time; /* propagated (gprof) or measured share */
 	double m_incl, m_self;   /* measured cycles (spy time mode); m_incl corrected by graph.c */
 	double m_incl_raw;
+	double m_off_incl; /* cycles the calls spent off the CPU (prof.offcpu) */
 };
 
 enum prof_kind {
@@ -58,6 +62,7 @@ struct prof {
 	double hook_out, hook_in; /* cycles per call (spy header) */
 	double total_time;        /* ticks, for percentages */
 	int measured;             /* times measured (spy time mode), not propagated */
+	int offcpu;               /* off-CPU time measured apart: the times are CPU time */
 	long granularity;         /* bytes per histogram bin (GNU) */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;

@@ -579,6 +579,9 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
+			f->m_off_incl += (double)a->off_incl;
+			f->m_off_self += (double)a->off_self;
+			f->m_off_pre += (double)a->off_self_pre;
 			if (cr == PROF_NONE) {
 				f->spont += a->count;
 				f->m_spont_incl += (double)a->incl;
@@ -601,6 +604,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			pa->count += a->count;
 			pa->m_incl += (double)a->incl;
 			pa->m_self += (double)a->self;
+			pa->m_off_incl += (double)a->off_incl;
 		}
 	}
 	free(arc_of);
@@ -679,6 +683,9 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hz = p->measured ? (double)h->tsc_hz : 100.0;
 	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
+	for (uint32_t i = 0; p->measured && i < p->spy.nthreads; i++)
+		if (p->spy.threads[i].flags & GMON_THREAD_OFFCPU)
+			p->offcpu = 1;
 	build_model(p, o);
 	prof_reading(NULL);
 	if (p->measured)
