@@ -52,8 +52,13 @@ void spy_offcpu_open(struct spy_thread *t)
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		goto fail;
-	/* writable: the kernel then respects data_tail and never overwrites unread records */
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/*
+	 * Read-only, so the kernel overwrites what was not read in time (found by the head running
+	 * more than the ring ahead, and counted as lost). Writable, data_tail would hold it back, but
+	 * a write to the page can fault again and again when a signal is sent on every page fault
+	 * (SPYRT_WATCH=faults): the thread never got past the store.
+	 */
+	base = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
 	/* the mapping keeps the event alive: no descriptor is left for the program to trip over */
 	close(fd);
 	if (base == MAP_FAILED)
@@ -65,7 +70,7 @@ void spy_offcpu_open(struct spy_thread *t)
 	t->off.serial = 1;
 	t->off.on = 1;
 	t->sw_head = (const uint64_t *)&((struct perf_event_mmap_page *)base)->data_head;
-	t->sw_seen = ((struct perf_event_mmap_page *)base)->data_tail;
+	t->sw_seen = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
 	return;
 fail:
 	if (!__atomic_exchange_n(&spy_offcpu_failed, 1, __ATOMIC_RELAXED))
@@ -140,6 +145,12 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		return;
 	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
 	while (tail < head) {
+		if (head - tail > t->off.size) { /* overwritten before it was read */
+			t->off.lost += (head - tail - t->off.size) / 16 + 1;
+			t->off.out = 0;
+			tail = head;
+			break;
+		}
 		union {
 			struct perf_event_header h;
 			uint8_t b[64];
@@ -159,6 +170,10 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			memcpy(r.b, data + at, first);
 			memcpy(r.b + first, data, n - first);
 		}
+		/* a switch while copying may have written over it (we are that thread: no one else writes) */
+		head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+		if (head - tail > t->off.size)
+			continue;
 		tail += n;
 		if (r.h.type == PERF_RECORD_LOST && n >= 24) {
 			uint64_t lost;
@@ -190,5 +205,4 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		}
 	}
 	t->sw_seen = tail;
-	__atomic_store_n(&((struct perf_event_mmap_page *)t->off.base)->data_tail, tail, __ATOMIC_RELEASE);
 }
