@@ -140,16 +140,19 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 	const uint8_t *data = t->off.data;
 	uint64_t head, tail = t->sw_seen, pair[2] = { 0, 0 };
 	double rate = 0;
+	int resync = 0;
 
 	if (!t->off.base)
 		return;
 	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
 	while (tail < head) {
-		if (head - tail > t->off.size) { /* overwritten before it was read */
-			t->off.lost += (head - tail - t->off.size) / 16 + 1;
+		if (head - tail > t->off.size) {
+			/* overwritten before it was read: the ring holds the newest size bytes, and
+			 * since every record is a switch of 16 bytes, one starts there */
+			t->off.lost += (head - tail - t->off.size) / 16;
 			t->off.out = 0;
-			tail = head;
-			break;
+			tail = head - t->off.size;
+			resync = 1;
 		}
 		union {
 			struct perf_event_header h;
@@ -159,8 +162,10 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 
 		memcpy(&r.h, data + at, sizeof(r.h)); /* 8 bytes: never split, records are 8-aligned */
 		n = r.h.size;
-		if (n < sizeof(r.h) || n > head - tail) {
-			t->off.lost++; /* cannot happen with a sane kernel: give up the rest */
+		if (n < sizeof(r.h) || n > head - tail ||
+		    (resync && (n != 16 || r.h.type != PERF_RECORD_SWITCH))) {
+			t->off.lost += (head - tail) / 16;
+			/* not a record where one should start: give up the rest */
 			tail = head;
 			break;
 		}
@@ -175,6 +180,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		if (head - tail > t->off.size)
 			continue;
 		tail += n;
+		resync = 0;
 		if (r.h.type == PERF_RECORD_LOST && n >= 24) {
 			uint64_t lost;
 

@@ -6,9 +6,10 @@
 # the frames that were active through it and not to the later call. Pinned to one CPU beside a busy
 # process, burner is preempted: its CPU time stays its CPU clock and the rest is preempted time.
 # Without perf_event_open (a seccomp filter refuses it) times are wall time, and the file says so.
+# A ring overrun between two reads is counted as lost, and said.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 8
+tap_plan 9
 
 
 # runs PROG under a seccomp filter that makes perf_event_open fail with EACCES
@@ -50,7 +51,7 @@ EOC
 P=$T/offcpu
 if ! check "the programs build" rt_cc "$P" "$CC" "$SAMPLES/offcpu.c" ||
 	! $CC -O2 -o "$T/noperf" "$T/noperf.c"; then
-	for _ in $(seq 7); do not_ok "not built"; done
+	for _ in $(seq 8); do not_ok "not built"; done
 	tap_done
 fi
 
@@ -129,6 +130,42 @@ no_perf() {
 		is 'self >= 0.95 * 400 && off == 0' self="$(ms "$P.out" waiter self)" off="$(ms "$P.out" waiter off_self)"
 }
 check "without perf_event_open: wall time, one line on stderr, and the header says so" no_perf
+
+# N short sleeps in one call, with no hook between them: each is a switch out and in (two records of
+# 16 bytes); the ring holds 2048 such pairs, so 1000 sleeps are all seen and 3000 overrun it: what
+# was lost is counted and said on stderr, and the newest 2048 intervals are still charged to sleeper
+cat >"$T/many.c" <<'EOC'
+#include <stdlib.h>
+#include <time.h>
+#include "sample.h"
+NOINL void sleeper(int n)
+{
+	struct timespec d = { 0, 20000 };
+	for (int i = 0; i < n; i++)
+		nanosleep(&d, NULL);
+	BARRIER();
+}
+int main(int argc, char **argv)
+{
+	sleeper(atoi(argv[1]));
+	return 0;
+}
+EOC
+lost() {
+	local M=$T/many n1 l1 n3 l3
+	rt_cc "$M" "$CC" "$T/many.c" || return 1
+	rt_run "$M" 1000 || return 1
+	n1=$(rt_get "$M.out" thread off_switches) l1=$(rt_get "$M.out" thread off_lost)
+	# a sleep whose timer expires before the thread is switched out has no interval
+	is 'n >= 900 && l == 0 && off >= n * 0.020' n="$n1" l="$l1" off="$(ms "$M.out" sleeper off_self)" || return 1
+	grep -q 'records lost' "$M.stderr" && { echo "1000 sleeps: loss reported"; return 1; }
+	rt_run "$M" 3000 || return 1
+	n3=$(rt_get "$M.out" thread off_switches) l3=$(rt_get "$M.out" thread off_lost)
+	cat "$M.stderr"
+	is 'l > 0 && n >= 1000 && n <= 2048 && off >= n * 0.020' n="$n3" l="$l3" off="$(ms "$M.out" sleeper off_self)" &&
+		grep -q 'context-switch records lost' "$M.stderr"
+}
+check "a full ring: the records lost are counted and said, the rest still charged" lost
 
 # the hooks' fast path in time mode still matches: counts and arcs of samples/calls exact
 S=$T/calls
