@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 16 pages of records of 16 bytes: 2048 switches between two exit hooks before the ring is full */
-#define RING_PAGES 16u
+/* 8 pages of records of 16 bytes: 1024 switches between two reads before the ring overruns */
+#define RING_PAGES 8u
 
 /* What sw_head points at without a ring: never moves, so the fast path never leaves. */
 const uint64_t spy_offcpu_none;
@@ -58,7 +58,7 @@ void spy_offcpu_open(struct spy_thread *t)
 	 * a write to the page can fault again and again when a signal is sent on every page fault
 	 * (SPYRT_WATCH=faults): the thread never got past the store.
 	 */
-	base = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	/* the mapping keeps the event alive: no descriptor is left for the program to trip over */
 	close(fd);
 	if (base == MAP_FAILED)
@@ -69,6 +69,9 @@ void spy_offcpu_open(struct spy_thread *t)
 	t->off.size = RING_PAGES * ps;
 	t->off.serial = 1;
 	t->off.on = 1;
+	/* room for every arc the tables can hold; pages are committed as arcs meet switches */
+	if (spy_vm_reserve(&t->off.vm, (size_t)t->arcs.arc_max * sizeof(struct spy_arcoff)) == 0)
+		t->off.arcs = t->off.vm.base;
 	t->sw_head = (const uint64_t *)&((struct perf_event_mmap_page *)base)->data_head;
 	t->sw_seen = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
 	return;
@@ -83,8 +86,31 @@ void spy_offcpu_close(struct spy_thread *t)
 	if (t->off.base)
 		munmap(t->off.base, t->off.len);
 	t->off.base = NULL;
+	if (t->off.arcs)
+		spy_vm_release(&t->off.vm);
+	t->off.arcs = NULL;
+	t->off.narcs = 0;
 	t->sw_head = &spy_offcpu_none;
 	t->sw_seen = 0;
+}
+
+void spy_offcpu_reset(struct spy_thread *t)
+{
+	if (t->off.arcs)
+		memset(t->off.arcs, 0, (size_t)t->off.narcs * sizeof(*t->off.arcs));
+}
+
+/* Arc ai's off-CPU times, committing the table's pages up to it; NULL when that failed. */
+static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
+{
+	if (ai >= t->off.narcs) {
+		if (!t->off.arcs || spy_vm_commit(&t->off.vm, ((size_t)ai + 1) * sizeof(struct spy_arcoff))) {
+			spy_note_error("out of memory: some calls' off-CPU time counts as CPU time");
+			return NULL;
+		}
+		t->off.narcs = (uint32_t)(t->off.vm.committed / sizeof(struct spy_arcoff));
+	}
+	return &t->off.arcs[ai];
 }
 
 /*
@@ -121,16 +147,21 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 		inner = i;
 		s = &t->arcs.fstat[f->func];
 		if (s->off_mark != serial) {
+			struct spy_arcoff *a = arc_off(t, f->arc);
+
 			s->off_mark = serial;
-			t->arcs.arc[f->arc].off_incl += len;
+			if (a)
+				a->incl += len;
 		}
 	}
 	if (inner != UINT32_MAX) {
-		struct spy_arc *a = &t->arcs.arc[t->stack[inner].arc];
+		struct spy_arcoff *a = arc_off(t, t->stack[inner].arc);
 
-		a->off_self += len;
-		if (pre)
-			a->off_self_pre += len;
+		if (a) {
+			a->self += len;
+			if (pre)
+				a->self_pre += len;
+		}
 	}
 }
 

@@ -76,9 +76,13 @@ struct spy_arc {
 	uint64_t self;
 	uint32_t next; /* next arc of the same call site */
 	uint32_t func; /* the callee's entry in the thread's function table */
-	/* cycles off the CPU (offcpu.c): of the outermost calls, as incl; while the callee was the
-	 * innermost frame (part of self), and the preempted part of that */
-	uint64_t off_incl, off_self, off_self_pre;
+};
+
+/* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
+ * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
+ * the callee was the innermost frame (part of self); the preempted part of that. */
+struct spy_arcoff {
+	uint64_t incl, self, self_pre;
 };
 
 /* Level 2: one call-site PC and the head of its arcs. */
@@ -352,6 +356,9 @@ struct spy_thread {
 		uint64_t serial;     /* intervals charged, + 1 */
 		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
 		uint64_t blocked, preempted, switches, lost;
+		struct spy_arcoff *arcs; /* by arc index, narcs usable (vm: reserved for every arc) */
+		uint32_t narcs;
+		struct spy_vm vm;
 	} off;
 };
 
@@ -409,6 +416,8 @@ void spy_offcpu_close(struct spy_thread *t);
 /* Charge the switches recorded since the last call to the frames on the stack; the top frame ends
  * at top_end (UINT64_MAX: none ends). Only on t's own thread, under the busy guard. */
 void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end);
+/* Zero the arcs' off-CPU times (the arc tables were emptied). */
+void spy_offcpu_reset(struct spy_thread *t);
 /* The ring holds records not yet read: one load and a compare, for the exit hook. */
 static inline int spy_offcpu_pending(const struct spy_thread *t)
 {

@@ -185,6 +185,7 @@ void spy_thread_reset(struct spy_thread *t)
 		return;
 	/* what it spent off the CPU so far is not the new epoch's */
 	spy_offcpu_drain(t, UINT64_MAX);
+	spy_offcpu_reset(t);
 	t->off.blocked = t->off.preempted = t->off.switches = t->off.lost = 0;
 	spy_arcs_reset(&t->arcs);
 	for (uint32_t i = 0; i < t->depth; i++) {
@@ -224,25 +225,27 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			goto oom;
 		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
 		int cpu = t->off.on;
+		uint32_t noff = t->off.arcs ? __atomic_load_n(&t->off.narcs, __ATOMIC_ACQUIRE) : 0;
+		static const struct spy_arcoff none;
 		for (uint32_t s = 1; s < nsite; s++) {
 			uint32_t i = __atomic_load_n(&a->site[s].arcs, __ATOMIC_ACQUIRE);
 
 			for (uint32_t k = 0; i && i < narc && k < narc && d->narcs < narc;
 			     k++, i = a->arc[i].next) {
 				const struct spy_arc *e = &a->arc[i];
-
+				const struct spy_arcoff *o = i < noff ? &t->off.arcs[i] : &none;
 				uint64_t incl = e->incl, self = e->self;
 
 				if (!e->count && !e->incl && !e->self)
 					continue;
 				if (cpu) {
-					incl = incl > e->off_incl ? incl - e->off_incl : 0;
-					self = self > e->off_self ? self - e->off_self : 0;
+					incl = incl > o->incl ? incl - o->incl : 0;
+					self = self > o->self ? self - o->self : 0;
 				}
 				d->arcs[d->narcs++] =
-					(struct gmon_arc){ a->site[s].pc, e->caller,   e->callee,
-							   e->count,      incl,        self,
-							   e->off_incl,   e->off_self, e->off_self_pre };
+					(struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
+							   e->count,      incl,      self,
+							   o->incl,       o->self,   o->self_pre };
 				if (e->func && e->func < nf) {
 					struct gmon_fstat *g = &d->fstats[e->func];
 

@@ -133,8 +133,8 @@ no_perf() {
 check "without perf_event_open: wall time, one line on stderr, and the header and report say so" no_perf
 
 # N short sleeps in one call, with no hook between them: each is a switch out and in (two records of
-# 16 bytes); the ring holds 2048 such pairs, so 1000 sleeps are all seen and 3000 overrun it: what
-# was lost is counted and said on stderr, and the newest 2048 intervals are still charged to sleeper
+# 16 bytes); the ring holds 1024 such pairs, so 600 sleeps are all seen and 3000 overrun it: what
+# was lost is counted and said on stderr, and the newest 1024 intervals are still charged to sleeper
 cat >"$T/many.c" <<'EOC'
 #include <stdlib.h>
 #include <time.h>
@@ -155,15 +155,15 @@ EOC
 lost() {
 	local M=$T/many n1 l1 n3 l3
 	rt_cc "$M" "$CC" "$T/many.c" || return 1
-	rt_run "$M" 1000 || return 1
+	rt_run "$M" 600 || return 1
 	n1=$(rt_get "$M.out" thread off_switches) l1=$(rt_get "$M.out" thread off_lost)
 	# a sleep whose timer expires before the thread is switched out has no interval
-	is 'n >= 900 && l == 0 && off >= n * 0.020' n="$n1" l="$l1" off="$(ms "$M.out" sleeper off_self)" || return 1
-	grep -q 'records lost' "$M.stderr" && { echo "1000 sleeps: loss reported"; return 1; }
+	is 'n >= 540 && l == 0 && off >= n * 0.020' n="$n1" l="$l1" off="$(ms "$M.out" sleeper off_self)" || return 1
+	grep -q 'records lost' "$M.stderr" && { echo "600 sleeps: loss reported"; return 1; }
 	rt_run "$M" 3000 || return 1
 	n3=$(rt_get "$M.out" thread off_switches) l3=$(rt_get "$M.out" thread off_lost)
 	cat "$M.stderr"
-	is 'l > 0 && n >= 1000 && n <= 2048 && off >= n * 0.020' n="$n3" l="$l3" off="$(ms "$M.out" sleeper off_self)" &&
+	is 'l > 0 && n >= 500 && n <= 1024 && off >= n * 0.020' n="$n3" l="$l3" off="$(ms "$M.out" sleeper off_self)" &&
 		grep -q 'context-switch records lost' "$M.stderr"
 }
 check "a full ring: the records lost are counted and said, the rest still charged" lost
