@@ -314,8 +314,6 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		t->arcs[i].off_self_pre = ld64(q + 16);
 		c->off += 24;
 	}
-	if (!c->bad && (t->flags & ~(uint32_t)(GMON_THREAD_MAIN | GMON_THREAD_EXITED | GMON_THREAD_OFFCPU)))
-		cur_fail(c, "unknown thread flags 0x%" PRIx32, t->flags);
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

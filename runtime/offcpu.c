@@ -32,8 +32,9 @@ void spy_offcpu_open(struct spy_thread *t)
 {
 	struct perf_event_attr a;
 	size_t ps = page_size(), len = (RING_PAGES + 1) * ps;
+	const char *what = "perf_event_open";
 	void *base;
-	int fd;
+	int fd, saved = errno; /* reached from a hook: the program's errno is left alone */
 
 	memset(&t->off, 0, sizeof(t->off));
 	t->sw_head = &spy_offcpu_none;
@@ -59,10 +60,16 @@ void spy_offcpu_open(struct spy_thread *t)
 	 * (SPYRT_WATCH=faults): the thread never got past the store.
 	 */
 	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		what = "mmap of its ring";
+		goto fail;
+	}
 	/* the mapping keeps the event alive: no descriptor is left for the program to trip over */
 	close(fd);
-	if (base == MAP_FAILED)
-		goto fail;
 	t->off.base = base;
 	t->off.len = len;
 	t->off.data = (const uint8_t *)base + ps;
@@ -74,11 +81,13 @@ void spy_offcpu_open(struct spy_thread *t)
 		t->off.arcs = t->off.vm.base;
 	t->sw_head = (const uint64_t *)&((struct perf_event_mmap_page *)base)->data_head;
 	t->sw_seen = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	errno = saved;
 	return;
 fail:
 	if (!__atomic_exchange_n(&spy_offcpu_failed, 1, __ATOMIC_RELAXED))
-		spy_note_error("off-CPU time not measured (perf_event_open: %s): times are wall time",
+		spy_note_error("off-CPU time not measured (%s: %s): times are wall time", what,
 			       strerror(errno));
+	errno = saved;
 }
 
 void spy_offcpu_close(struct spy_thread *t)
