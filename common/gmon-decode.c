@@ -306,12 +306,20 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 	t->off_preempted = get_u64(c, "off-CPU totals");
 	t->off_switches = get_u64(c, "off-CPU totals");
 	t->off_lost = get_u64(c, "off-CPU totals");
+	if (!c->bad && t->narcs > rest(c) / 24)
+		cur_fail(c, "%" PRIu64 " arc off-CPU times cannot fit in the %" PRIu64 " bytes left",
+			 t->narcs, rest(c));
+	/* kept only for a thread whose off-CPU time was measured: others cost no memory */
+	if (!c->bad && (t->flags & GMON_THREAD_OFFCPU) && t->narcs)
+		t->arcoffs = get_array(c, t->narcs, sizeof(*t->arcoffs), "arc off-CPU times");
 	for (uint64_t i = 0; t->arcs && i < t->narcs && need(c, 24, "arc off-CPU times"); i++) {
 		const uint8_t *q = c->p + c->off;
 
-		t->arcs[i].off_incl = ld64(q);
-		t->arcs[i].off_self = ld64(q + 8);
-		t->arcs[i].off_self_pre = ld64(q + 16);
+		if (t->arcoffs) {
+			t->arcoffs[i].incl = ld64(q);
+			t->arcoffs[i].self = ld64(q + 8);
+			t->arcoffs[i].self_pre = ld64(q + 16);
+		}
 		c->off += 24;
 	}
 }

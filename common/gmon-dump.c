@@ -147,6 +147,7 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			th->off_lost);
 		for (uint64_t j = 0; j < th->narcs; j++) {
 			const struct gmon_arc *a = &th->arcs[j];
+			const struct gmon_arcoff *o = th->arcoffs ? &th->arcoffs[j] : NULL;
 			int mi = gmon_module_at(p, a->call_site);
 			const struct gmon_module *m = mi < 0 ? NULL : &p->modules[mi];
 
@@ -156,8 +157,8 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				" off_incl=%" PRIu64 " off_self=%" PRIu64 " off_self_pre=%" PRIu64 "\n",
 				th->tid, sym_name(&t, a->caller, b1, sizeof(b1)),
 				sym_name(&t, a->callee, b2, sizeof(b2)), a->count, a->incl, a->self,
-				a->call_site, m ? (int64_t)m->id : (int64_t)-1, a->off_incl, a->off_self,
-				a->off_self_pre);
+				a->call_site, m ? (int64_t)m->id : (int64_t)-1, o ? o->incl : 0,
+				o ? o->self : 0, o ? o->self_pre : 0);
 		}
 		for (uint64_t j = 0; j < th->nfstats; j++) {
 			const struct gmon_fstat *s = &th->fstats[j];

@@ -220,9 +220,12 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 	put_u64(b, t->off_switches);
 	put_u64(b, t->off_lost);
 	for (uint64_t i = 0; i < t->narcs; i++) {
-		put_u64(b, t->arcs[i].off_incl);
-		put_u64(b, t->arcs[i].off_self);
-		put_u64(b, t->arcs[i].off_self_pre);
+		static const struct gmon_arcoff none;
+		const struct gmon_arcoff *o = t->arcoffs ? &t->arcoffs[i] : &none;
+
+		put_u64(b, o->incl);
+		put_u64(b, o->self);
+		put_u64(b, o->self_pre);
 	}
 }
 

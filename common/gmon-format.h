@@ -134,10 +134,13 @@ struct gmon_funcs {
 struct gmon_arc {
 	uint64_t call_site, caller, callee;
 	uint64_t count, incl, self;
-	/* revision 2, threads with GMON_THREAD_OFFCPU: incl and self are CPU cycles, and the calls' time
-	 * off the CPU is apart: inclusive (outermost calls, as incl), self (while the callee was the
-	 * innermost frame), and the part of self the thread was preempted (the rest it blocked) */
-	uint64_t off_incl, off_self, off_self_pre;
+};
+
+/* Revision 2, threads with GMON_THREAD_OFFCPU: an arc's incl and self are CPU cycles, and the calls'
+ * time off the CPU is apart: inclusive (outermost calls, as incl), self (while the callee was the
+ * innermost frame), and the part of self the thread was preempted (the rest it blocked). */
+struct gmon_arcoff {
+	uint64_t incl, self, self_pre;
 };
 
 /* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
@@ -164,6 +167,7 @@ struct gmon_thread {
 	uint64_t off_blocked, off_preempted, off_switches, off_lost;
 	uint64_t narcs, nfstats, ncounts;
 	struct gmon_arc *arcs;
+	struct gmon_arcoff *arcoffs; /* NULL, or narcs entries beside arcs (GMON_THREAD_OFFCPU) */
 	struct gmon_fstat *fstats;
 	struct gmon_count *counts;
 };

@@ -292,6 +292,7 @@ struct spy_frame {
 struct spy_tdata {
 	uint64_t narcs, nfstats, ncounts;
 	struct gmon_arc *arcs;
+	struct gmon_arcoff *arcoffs; /* beside arcs when off-CPU time was measured, else NULL */
 	struct gmon_fstat *fstats;
 	struct spy_tcount {
 		uint32_t slot;

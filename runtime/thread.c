@@ -219,9 +219,11 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		uint32_t nf = a->fstat ? __atomic_load_n(&a->nfstat, __ATOMIC_ACQUIRE) : 0;
 
 		d->arcs = malloc((size_t)narc * sizeof(*d->arcs));
+		if (t->off.on)
+			d->arcoffs = malloc((size_t)narc * sizeof(*d->arcoffs));
 		if (nf)
 			d->fstats = calloc(nf, sizeof(*d->fstats));
-		if (!d->arcs || (nf && !d->fstats))
+		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs))
 			goto oom;
 		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
 		int cpu = t->off.on;
@@ -242,10 +244,11 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 					incl = incl > o->incl ? incl - o->incl : 0;
 					self = self > o->self ? self - o->self : 0;
 				}
-				d->arcs[d->narcs++] =
-					(struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
-							   e->count,      incl,      self,
-							   o->incl,       o->self,   o->self_pre };
+				if (d->arcoffs)
+					d->arcoffs[d->narcs] =
+						(struct gmon_arcoff){ o->incl, o->self, o->self_pre };
+				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
+									 e->count,      incl,      self };
 				if (e->func && e->func < nf) {
 					struct gmon_fstat *g = &d->fstats[e->func];
 
@@ -294,6 +297,7 @@ oom:
 void spy_tdata_free(struct spy_tdata *d)
 {
 	free(d->arcs);
+	free(d->arcoffs);
 	free(d->fstats);
 	free(d->counts);
 	memset(d, 0, sizeof(*d));

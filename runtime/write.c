@@ -85,12 +85,60 @@ static int count_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* An arc and its off-CPU times, sorted together (arc first: arc_cmp reads it). */
+struct arc_pair {
+	struct gmon_arc a;
+	struct gmon_arcoff o;
+};
+
+/* merge_thread's arcs when they have off-CPU times beside them. 0 or -1 (no memory). */
+static int merge_arcs_off(struct gmon_thread *t)
+{
+	struct arc_pair *v = malloc((size_t)t->narcs * sizeof(*v));
+	uint64_t o = 0;
+
+	if (!v)
+		return -1;
+	for (uint64_t i = 0; i < t->narcs; i++)
+		v[i] = (struct arc_pair){ t->arcs[i], t->arcoffs[i] };
+	qsort(v, t->narcs, sizeof(*v), arc_cmp);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		struct arc_pair *d = o ? &v[o - 1] : NULL, *s = &v[i];
+
+		if (d && !arc_cmp(d, s)) {
+			if (d->a.caller != s->a.caller)
+				d->a.caller = GMON_CALLER_MANY;
+			d->a.count += s->a.count;
+			d->a.incl += s->a.incl;
+			d->a.self += s->a.self;
+			d->o.incl += s->o.incl;
+			d->o.self += s->o.self;
+			d->o.self_pre += s->o.self_pre;
+		} else {
+			v[o++] = *s;
+		}
+	}
+	for (uint64_t i = 0; i < o; i++) {
+		t->arcs[i] = v[i].a;
+		t->arcoffs[i] = v[i].o;
+	}
+	t->narcs = o;
+	free(v);
+	return 0;
+}
+
 /* Sort and merge entries with equal keys (records of one thread id: a recycled tid). */
 static void merge_thread(struct gmon_thread *t)
 {
 	uint64_t o = 0;
 
-	if (t->narcs > 1)
+	if (t->arcoffs && t->narcs > 1 && merge_arcs_off(t)) {
+		spy_note_error("out of memory while writing: off-CPU times of thread %u left out", t->tid);
+		free(t->arcoffs);
+		t->arcoffs = NULL;
+	}
+	/* (already sorted and merged with their off-CPU times: nothing left to merge below) */
+	if (t->narcs > 1 && !t->arcoffs)
 		qsort(t->arcs, t->narcs, sizeof(*t->arcs), arc_cmp);
 	for (uint64_t i = 0; i < t->narcs; i++) {
 		struct gmon_arc *d = o ? &t->arcs[o - 1] : NULL, *s = &t->arcs[i];
@@ -101,9 +149,6 @@ static void merge_thread(struct gmon_thread *t)
 			d->count += s->count;
 			d->incl += s->incl;
 			d->self += s->self;
-			d->off_incl += s->off_incl;
-			d->off_self += s->off_self;
-			d->off_self_pre += s->off_self_pre;
 		} else {
 			t->arcs[o++] = *s;
 		}
@@ -205,6 +250,23 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 
 		one.counts[one.ncounts++] =
 			(struct gmon_count){ slot < nslots ? slot_addr[slot] : 0, d->counts[i].count };
+	}
+	/* off-CPU times beside the arcs, zero for those of a record without (a recycled tid) */
+	if (d->arcoffs || g->arcoffs) {
+		size_t sz = sizeof(*g->arcoffs);
+		struct gmon_arcoff *o = realloc(g->arcoffs, (size_t)(g->narcs + d->narcs + 1) * sz);
+
+		if (!o) {
+			rc = -1;
+			goto out;
+		}
+		if (!g->arcoffs)
+			memset(o, 0, (size_t)g->narcs * sz);
+		if (d->arcoffs)
+			memcpy(o + g->narcs, d->arcoffs, (size_t)d->narcs * sz);
+		else
+			memset(o + g->narcs, 0, (size_t)d->narcs * sz);
+		g->arcoffs = o;
 	}
 	if (append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
 	    append((void **)&g->fstats, &g->nfstats, d->fstats,

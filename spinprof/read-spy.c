@@ -579,9 +579,11 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
-			f->m_off_incl += (double)a->off_incl;
-			f->m_off_self += (double)a->off_self;
-			f->m_off_pre += (double)a->off_self_pre;
+			if (t->arcoffs) {
+				f->m_off_incl += (double)t->arcoffs[j].incl;
+				f->m_off_self += (double)t->arcoffs[j].self;
+				f->m_off_pre += (double)t->arcoffs[j].self_pre;
+			}
 			if (cr == PROF_NONE) {
 				f->spont += a->count;
 				f->m_spont_incl += (double)a->incl;
@@ -604,7 +606,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			pa->count += a->count;
 			pa->m_incl += (double)a->incl;
 			pa->m_self += (double)a->self;
-			pa->m_off_incl += (double)a->off_incl;
+			if (t->arcoffs)
+				pa->m_off_incl += (double)t->arcoffs[j].incl;
 		}
 	}
 	free(arc_of);

@@ -241,7 +241,7 @@ big_oom() {
 		grep -v '^==[0-9]*==WARNING: AddressSanitizer failed to allocate' >"$T/bigarcs.err"; exit "${PIPESTATUS[0]}")
 	local rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$T/bigarcs.err")" -eq 1 ] &&
-		grep -q "^spinprof: $T/bigarcs.out: out of memory (720000000 bytes for arcs, record 1 (THREAD) at offset " "$T/bigarcs.err" ||
+		grep -q "^spinprof: $T/bigarcs.out: out of memory (480000000 bytes for arcs, record 1 (THREAD) at offset " "$T/bigarcs.err" ||
 		{ echo "status $rc, stderr:"; cat "$T/bigarcs.err"; return 1; }
 }
 check "10 million arcs under a memory limit of 256 MiB: out of memory, naming the file and the record" big_oom
