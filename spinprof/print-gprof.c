@@ -219,7 +219,7 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 		q = fmt_spaces(q, 29);
 	}
 	if (p->offcpu) { /* the function's own time off the CPU, apart from its CPU self time */
-		q = fmt_f(q, s->m_off_self / p->hz, 8, 2);
+		q = fmt_f(q, p->func_off[s - p->items].self / p->hz, 8, 2);
 		q = fmt_spaces(q, 2);
 	}
 	o->q = q;
@@ -435,7 +435,7 @@ static int cmp_member(const void *a, const void *b, void *keys)
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz, int offcpu)
+		     double hz, const double *off)
 {
 	ob_room(o);
 	char *q = o->q;
@@ -454,12 +454,12 @@ static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent
 		q = fmt_u_left(q, denom, 7);
 		q = fmt_spaces(q, 5);
 	}
-	if (offcpu) { /* the calls' time off the CPU: in a column of its own, where the name was */
+	if (off) { /* the calls' time off the CPU: in a column of its own, where the name was */
 		q -= 4;
 		if (e->cls < 2)
 			q = fmt_spaces(q, 7);
 		else
-			q = fmt_f(q, a->m_off_incl / hz, 7, 2);
+			q = fmt_f(q, off[e->arc] / hz, 7, 2);
 		q = fmt_spaces(q, 6);
 	}
 	o->q = q;
@@ -546,7 +546,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->offcpu);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -572,14 +572,14 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		q = fmt_spaces(q, 17);
 	}
 	if (p->offcpu) {
-		q = fmt_f(q, s->m_off_incl / hz, 7, 2);
+		q = fmt_f(q, p->func_off[self].incl / hz, 7, 2);
 		q = fmt_spaces(q, 2);
 	}
 	o->q = q;
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->offcpu);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off);
 		put_label(o, g, e[k].other);
 	}
 }

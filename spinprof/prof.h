@@ -30,15 +30,12 @@ struct prof_func {
 	double m_incl, m_self; /* measured (spy time mode): inclusive of outermost calls, self */
 	double m_spont_incl;   /* the part of m_incl entered with no known caller */
 	double m_self_raw;     /* m_self before the hook overhead was taken off */
-	/* off the CPU (spy time mode, prof.offcpu): inclusive of outermost calls, self, and the
-	 * preempted part of self; m_incl and m_self are then CPU time */
-	double m_off_incl, m_off_self, m_off_pre;
-	uint64_t out_calls; /* calls it made (spy) */
-	int cyc;            /* cycle number, 0 when on no cycle */
-	uint32_t head;      /* this, or the cycle header */
-	uint32_t next;      /* next member of the cycle (from the header: the first) */
-	uint32_t index;     /* [N] */
-	uint32_t scc;       /* position of its strongly connected component in reverse topo order */
+	uint64_t out_calls;    /* calls it made (spy) */
+	int cyc;               /* cycle number, 0 when on no cycle */
+	uint32_t head;         /* this, or the cycle header */
+	uint32_t next;         /* next member of the cycle (from the header: the first) */
+	uint32_t index;        /* [N] */
+	uint32_t scc;          /* position of its strongly connected component in reverse topo order */
 	uint32_t child0, nchild, parent0, nparent; /* slices of prof.child_arcs / prof.parent_arcs */
 };
 
@@ -48,7 +45,12 @@ struct prof_arc {
 	double time, child_time; /* propagated (gprof) or measured share */
 	double m_incl, m_self;   /* measured cycles (spy time mode); m_incl corrected by graph.c */
 	double m_incl_raw;
-	double m_off_incl; /* cycles the calls spent off the CPU (prof.offcpu) */
+};
+
+/* A function's cycles off the CPU (prof.offcpu): of its outermost calls, its own (while it was the
+ * innermost frame), and the preempted part of its own. */
+struct prof_off {
+	double incl, self, pre;
 };
 
 enum prof_kind {
@@ -63,7 +65,11 @@ struct prof {
 	double total_time;        /* ticks, for percentages */
 	int measured;             /* times measured (spy time mode), not propagated */
 	int offcpu;               /* off-CPU time measured apart: the times are CPU time */
-	long granularity;         /* bytes per histogram bin (GNU) */
+	/* with offcpu only (else NULL, so that profiles without it cost no memory): by function index
+	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
+	struct prof_off *func_off;
+	double *arc_off;
+	long granularity; /* bytes per histogram bin (GNU) */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;

@@ -560,6 +560,10 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	uint32_t *arc_of = merge_arcs(p, ends, nraw);
 	prof_reserve_arcs(p, p->narcs + nraw, 0);
+	if (p->offcpu) {
+		p->func_off = xcalloc(p->nr + 1, sizeof(*p->func_off));
+		p->arc_off = xcalloc(p->narcs + nraw + 1, sizeof(*p->arc_off));
+	}
 	r = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
 		const struct gmon_thread *t = &g->threads[i];
@@ -579,10 +583,12 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
-			if (t->arcoffs) {
-				f->m_off_incl += (double)t->arcoffs[j].incl;
-				f->m_off_self += (double)t->arcoffs[j].self;
-				f->m_off_pre += (double)t->arcoffs[j].self_pre;
+			if (t->arcoffs && p->func_off) {
+				struct prof_off *fo = &p->func_off[ce];
+
+				fo->incl += (double)t->arcoffs[j].incl;
+				fo->self += (double)t->arcoffs[j].self;
+				fo->pre += (double)t->arcoffs[j].self_pre;
 			}
 			if (cr == PROF_NONE) {
 				f->spont += a->count;
@@ -606,8 +612,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			pa->count += a->count;
 			pa->m_incl += (double)a->incl;
 			pa->m_self += (double)a->self;
-			if (t->arcoffs)
-				pa->m_off_incl += (double)t->arcoffs[j].incl;
+			if (t->arcoffs && p->arc_off)
+				p->arc_off[arc_of[r]] += (double)t->arcoffs[j].incl;
 		}
 	}
 	free(arc_of);
