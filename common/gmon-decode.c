@@ -14,6 +14,7 @@ struct cur {
 	char *err;
 	size_t errsz;
 	const char *where; /* "record 3 (THREAD) at offset 1234" */
+	uint32_t minor;    /* the file's format revision */
 };
 
 static void cur_fail(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -297,6 +298,29 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 			t->counts[i].addr = ld64(q);
 			t->counts[i].count = ld64(q + 8);
 		}
+	}
+	if (c->minor < 2)
+		return;
+	/* revision 2: the thread's off-CPU totals, then three words for each of its arcs */
+	t->off_blocked = get_u64(c, "off-CPU totals");
+	t->off_preempted = get_u64(c, "off-CPU totals");
+	t->off_switches = get_u64(c, "off-CPU totals");
+	t->off_lost = get_u64(c, "off-CPU totals");
+	if (!c->bad && t->narcs > rest(c) / 24)
+		cur_fail(c, "%" PRIu64 " arc off-CPU times cannot fit in the %" PRIu64 " bytes left",
+			 t->narcs, rest(c));
+	/* kept only for a thread whose off-CPU time was measured: others cost no memory */
+	if (!c->bad && (t->flags & GMON_THREAD_OFFCPU) && t->narcs)
+		t->arcoffs = get_array(c, t->narcs, sizeof(*t->arcoffs), "arc off-CPU times");
+	for (uint64_t i = 0; t->arcs && i < t->narcs && need(c, 24, "arc off-CPU times"); i++) {
+		const uint8_t *q = c->p + c->off;
+
+		if (t->arcoffs) {
+			t->arcoffs[i].incl = ld64(q);
+			t->arcoffs[i].self = ld64(q + 8);
+			t->arcoffs[i].self_pre = ld64(q + 16);
+		}
+		c->off += 24;
 	}
 }
 

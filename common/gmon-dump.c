@@ -133,26 +133,32 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 		const struct gmon_thread *th = &p->threads[i];
 
 		fprintf(f,
-			"thread tid=%" PRIu32 " flags=%s%s name=%s arcs=%" PRIu64 " funcs=%" PRIu64
+			"thread tid=%" PRIu32 " flags=%s%s%s name=%s arcs=%" PRIu64 " funcs=%" PRIu64
 			" counts=%" PRIu64 " dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64
 			" dropped_frames=%" PRIu64 " abandoned=%" PRIu64 " unmatched=%" PRIu64
-			" start_ns=%" PRIu64 " end_ns=%" PRIu64 "\n",
+			" start_ns=%" PRIu64 " end_ns=%" PRIu64 " off_blocked=%" PRIu64
+			" off_preempted=%" PRIu64 " off_switches=%" PRIu64 " off_lost=%" PRIu64 "\n",
 			th->tid, th->flags & GMON_THREAD_MAIN ? "main," : "",
 			th->flags & GMON_THREAD_EXITED ? "exited," : "",
+			th->flags & GMON_THREAD_OFFCPU ? "offcpu," : "",
 			th->name && *th->name ? th->name : "-", th->narcs, th->nfstats, th->ncounts,
 			th->dropped_arcs, th->dropped_funcs, th->dropped_frames, th->abandoned, th->unmatched,
-			th->start_ns, th->end_ns);
+			th->start_ns, th->end_ns, th->off_blocked, th->off_preempted, th->off_switches,
+			th->off_lost);
 		for (uint64_t j = 0; j < th->narcs; j++) {
 			const struct gmon_arc *a = &th->arcs[j];
+			const struct gmon_arcoff *o = th->arcoffs ? &th->arcoffs[j] : NULL;
 			int mi = gmon_module_at(p, a->call_site);
 			const struct gmon_module *m = mi < 0 ? NULL : &p->modules[mi];
 
 			fprintf(f,
 				"arc tid=%" PRIu32 " caller=%s callee=%s count=%" PRIu64 " incl=%" PRIu64
-				" self=%" PRIu64 " site=0x%" PRIx64 " site_module=%" PRId64 "\n",
+				" self=%" PRIu64 " site=0x%" PRIx64 " site_module=%" PRId64
+				" off_incl=%" PRIu64 " off_self=%" PRIu64 " off_self_pre=%" PRIu64 "\n",
 				th->tid, sym_name(&t, a->caller, b1, sizeof(b1)),
 				sym_name(&t, a->callee, b2, sizeof(b2)), a->count, a->incl, a->self,
-				a->call_site, m ? (int64_t)m->id : (int64_t)-1);
+				a->call_site, m ? (int64_t)m->id : (int64_t)-1, o ? o->incl : 0,
+				o ? o->self : 0, o ? o->self_pre : 0);
 		}
 		for (uint64_t j = 0; j < th->nfstats; j++) {
 			const struct gmon_fstat *s = &th->fstats[j];

@@ -214,6 +214,19 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 		put_u64(b, t->counts[i].addr);
 		put_u64(b, t->counts[i].count);
 	}
+	/* revision 2: off-CPU time */
+	put_u64(b, t->off_blocked);
+	put_u64(b, t->off_preempted);
+	put_u64(b, t->off_switches);
+	put_u64(b, t->off_lost);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		static const struct gmon_arcoff none;
+		const struct gmon_arcoff *o = t->arcoffs ? &t->arcoffs[i] : &none;
+
+		put_u64(b, o->incl);
+		put_u64(b, o->self);
+		put_u64(b, o->self_pre);
+	}
 }
 
 static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)

@@ -14,7 +14,7 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 1u            /* 1: SAMPLING and SAMPLES records */
+#define GMON_SPY_MINOR 2u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time */
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -47,6 +47,9 @@ enum gmon_header_flags {
 	GMON_HDR_TSC_INVARIANT = 1u << 0, /* CPUID says the TSC ticks at a constant rate */
 	GMON_HDR_FINAL = 1u << 1,         /* written at exit, not by spy_dump() */
 	GMON_HDR_FORKED = 1u << 2,        /* the process is a fork()ed child; the run began at fork */
+	/* time mode, revision 2: the threads' off-CPU time could not be measured (perf_event_open
+	 * failed; the reason is in error), so their times are wall time, off-CPU time included */
+	GMON_HDR_OFFCPU_NONE = 1u << 3,
 };
 
 enum gmon_module_flags {
@@ -59,6 +62,8 @@ enum gmon_module_flags {
 enum gmon_thread_flags {
 	GMON_THREAD_MAIN = 1u << 0,   /* the process's first thread */
 	GMON_THREAD_EXITED = 1u << 1, /* ended before the file was written */
+	/* revision 2: off-CPU time measured: its arcs' and functions' incl and self are CPU time */
+	GMON_THREAD_OFFCPU = 1u << 2,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
@@ -131,6 +136,13 @@ struct gmon_arc {
 	uint64_t count, incl, self;
 };
 
+/* Revision 2, threads with GMON_THREAD_OFFCPU: an arc's incl and self are CPU cycles, and the calls'
+ * time off the CPU is apart: inclusive (outermost calls, as incl), self (while the callee was the
+ * innermost frame), and the part of self the thread was preempted (the rest it blocked). */
+struct gmon_arcoff {
+	uint64_t incl, self, self_pre;
+};
+
 /* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
  * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles. */
 struct gmon_fstat {
@@ -150,8 +162,12 @@ struct gmon_thread {
 	uint64_t start_ns, end_ns;
 	char *name;
 	uint64_t dropped_arcs, dropped_funcs, dropped_frames, abandoned, unmatched;
+	/* revision 2 (GMON_THREAD_OFFCPU): cycles the thread spent off the CPU, blocked (it gave the
+	 * CPU up) and preempted; off-CPU intervals seen; context-switch records the kernel lost */
+	uint64_t off_blocked, off_preempted, off_switches, off_lost;
 	uint64_t narcs, nfstats, ncounts;
 	struct gmon_arc *arcs;
+	struct gmon_arcoff *arcoffs; /* NULL, or narcs entries beside arcs (GMON_THREAD_OFFCPU) */
 	struct gmon_fstat *fstats;
 	struct gmon_count *counts;
 };

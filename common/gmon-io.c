@@ -280,6 +280,7 @@ void gmon_profile_release(struct gmon_profile *p)
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		free(p->threads[i].name);
 		free(p->threads[i].arcs);
+		free(p->threads[i].arcoffs);
 		free(p->threads[i].fstats);
 		free(p->threads[i].counts);
 	}

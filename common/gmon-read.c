@@ -20,6 +20,7 @@ struct in {
 	int z_ready;
 	uint8_t *win; /* the window: raw bytes, when they are not the file's own memory */
 	size_t wcap;
+	uint32_t minor; /* the file's format revision */
 };
 
 /* n bytes of the file from off into dst; -1 with in->ioerr set when the read failed or came short. */
@@ -185,7 +186,7 @@ static int dec_one(struct in *in, uint64_t off, uint32_t nrec, int *seen_end, st
 	uint64_t plen;
 	uint32_t crc;
 	char where[96];
-	struct cur c = { .in = in, .err = err, .errsz = errsz, .where = where };
+	struct cur c = { .in = in, .err = err, .errsz = errsz, .where = where, .minor = in->minor };
 
 	if (in->size - off < GMON_RECORD_HEADER_SIZE) {
 		snprintf(err, errsz, "record %" PRIu32 " at offset %" PRIu64 ": truncated record header",
@@ -369,6 +370,7 @@ static int dec_file(struct in *in, struct gmon_profile *p, char *err, size_t err
 			 GMON_SPY_MINOR);
 		return -1;
 	}
+	in->minor = minor;
 	while (off < in->size) {
 		if (seen_end) {
 			snprintf(err, errsz, "%" PRIu64 " bytes after the END record", in->size - off);

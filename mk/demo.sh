@@ -35,7 +35,7 @@ run "$SPINPROF" -b gmon.out
 say "threads: 4 threads x 2500000 calls of work(), with spy and with gcc -pg"
 run "$CC" -O2 -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/threads.c" -o threads -pthread "${RT[@]}"
 run ./threads 4 2500000
-spy=$("$SPINPROF" -b -p gmon.out | awk '$NF == "work" { print $(NF-3) }')
+spy=$("$SPINPROF" -b -p gmon.out | awk '$NF == "work" { print $4 }')
 run "$CC" -O2 -pg -I"$SPY_SRC/samples" "$SPY_SRC/samples/threads.c" -o threads-pg -pthread
 run ./threads-pg 4 2500000
 gnu=$(gprof -b -p threads-pg gmon.out | awk '$NF == "work" { print $(NF-3) }')

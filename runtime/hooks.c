@@ -206,6 +206,8 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 	barrier();
 	if (t->stale && !spy_ctl_sync(t, self, 1))
 		goto out;
+	if (t->off.base) /* off-CPU time before frames end here */
+		spy_offcpu_drain(t, UINT64_MAX);
 	n = t->depth;
 	if (n && t->stack[n - 1].sp <= sp)
 		n = unwind_dead(t, sp);
@@ -359,6 +361,8 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	barrier();
 	if (t->stale)
 		recording = spy_ctl_sync(t, self, 0);
+	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
+		spy_offcpu_drain(t, now);
 	if ((t->depth && t->stack[t->depth - 1].self == self && t->stack[t->depth - 1].sp == sp) ||
 	    exit_mismatch(t, self, sp, now, recording))
 		pop_frame(t, now);
@@ -373,7 +377,8 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 	uint64_t now = timed ? spy_cycles() : 0;
 	struct spy_frame *top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 
-	if (unlikely(top->self != s || top->sp != sp))
+	/* mode time: a context switch since the last look goes to the slow path (offcpu.c) */
+	if (unlikely(top->self != s || top->sp != sp) || (timed && unlikely(spy_offcpu_pending(t))))
 		exit_slow(t, s, sp, now);
 	else
 		pop_frame_as(t, now, timed);
@@ -417,6 +422,8 @@ SPY_EXPORT void __spy_catch(void)
 	t->busy = 1;
 	barrier();
 	now = t->timed ? spy_cycles() : 0;
+	if (t->off.base)
+		spy_offcpu_drain(t, UINT64_MAX);
 	end_below(t, sp, now, 0);
 	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
 		t->overflow = 0;
@@ -494,6 +501,7 @@ void spy_hooks_calibrate(void)
 		return;
 	memset(&scratch, 0, sizeof(scratch));
 	scratch.timed = spy_mode == SPY_MODE_TIME;
+	scratch.sw_head = &spy_offcpu_none; /* no ring: the exit hook's test as in any thread */
 	scratch.stack_max = 64;
 	scratch.stack = spy_stack_new(64);
 	if (!scratch.stack || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))

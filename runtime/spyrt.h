@@ -78,6 +78,13 @@ struct spy_arc {
 	uint32_t func; /* the callee's entry in the thread's function table */
 };
 
+/* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
+ * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
+ * the callee was the innermost frame (part of self); the preempted part of that. */
+struct spy_arcoff {
+	uint64_t incl, self, self_pre;
+};
+
 /* Level 2: one call-site PC and the head of its arcs. */
 struct spy_site {
 	uint64_t pc;
@@ -93,6 +100,7 @@ struct spy_fstat {
 	uint32_t depth; /* active activations: inclusive time is added at the outermost only */
 	uint64_t min, max;
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
+	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
 };
 
 #define SPY_L1_BITS 16
@@ -284,6 +292,7 @@ struct spy_frame {
 struct spy_tdata {
 	uint64_t narcs, nfstats, ncounts;
 	struct gmon_arc *arcs;
+	struct gmon_arcoff *arcoffs; /* beside arcs when off-CPU time was measured, else NULL */
 	struct gmon_fstat *fstats;
 	struct spy_tcount {
 		uint32_t slot;
@@ -318,6 +327,10 @@ struct spy_thread {
 	uint32_t depth, stack_max;
 	uint32_t overflow; /* frames deeper than stack_max not pushed */
 	uint32_t epoch;
+	/* mode time: the head of the thread's context-switch ring and how far it was read; the exit
+	 * hook compares them (offcpu.c). &spy_offcpu_none without a ring. */
+	const uint64_t *sw_head;
+	uint64_t sw_seen;
 	struct spy_arcs arcs;
 	uint64_t dropped_frames, abandoned, unmatched;
 
@@ -334,6 +347,20 @@ struct spy_thread {
 	struct spy_vm vm_stack;
 	struct spy_tdata data; /* after retirement */
 	struct spy_samp samp;  /* sampling (sample.c) */
+	struct spy_offcpu {
+		void *base; /* the ring's mapping (NULL: none), len bytes */
+		size_t len, size;
+		const uint8_t *data; /* its records, size bytes */
+		uint64_t out;        /* CLOCK_MONOTONIC of a switch-out not yet matched, 0 if none */
+		int out_pre;         /* it was a preemption */
+		int on;              /* the thread had a ring: its times are CPU time (kept once closed) */
+		uint64_t serial;     /* intervals charged, + 1 */
+		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
+		uint64_t blocked, preempted, switches, lost;
+		struct spy_arcoff *arcs; /* by arc index, narcs usable (vm: reserved for every arc) */
+		uint32_t narcs;
+		struct spy_vm vm;
+	} off;
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -381,6 +408,22 @@ void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
 void spy_thread_reset(struct spy_thread *t);
 void spy_thread_init(void);
 void spy_thread_atfork_child(void);
+
+/* offcpu.c: the calling thread's context-switch ring (mode time) */
+extern const uint64_t spy_offcpu_none;
+extern int spy_offcpu_failed; /* some thread got no ring: its times are wall time */
+void spy_offcpu_open(struct spy_thread *t);
+void spy_offcpu_close(struct spy_thread *t);
+/* Charge the switches recorded since the last call to the frames on the stack; the top frame ends
+ * at top_end (UINT64_MAX: none ends). Only on t's own thread, under the busy guard. */
+void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end);
+/* Zero the arcs' off-CPU times (the arc tables were emptied). */
+void spy_offcpu_reset(struct spy_thread *t);
+/* The ring holds records not yet read: one load and a compare, for the exit hook. */
+static inline int spy_offcpu_pending(const struct spy_thread *t)
+{
+	return __atomic_load_n(t->sw_head, __ATOMIC_RELAXED) != t->sw_seen;
+}
 
 /* hooks.c */
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);

@@ -90,6 +90,7 @@ static struct spy_thread *thread_make(void)
 	t->main = t->tid == getpid();
 	t->start_ns = spy_now_ns(CLOCK_REALTIME);
 	t->state = SPY_THREAD_LIVE;
+	t->sw_head = &spy_offcpu_none;
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
 	t->next = __atomic_load_n(&spy_threads, __ATOMIC_RELAXED);
@@ -136,6 +137,8 @@ static int setup_tables(struct spy_thread *t)
 		return -1;
 	}
 	t->stack_max = SPY_STACK_MAX;
+	if (t->timed)
+		spy_offcpu_open(t);
 	__atomic_store_n(&t->tables, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -165,6 +168,7 @@ idle:
 
 void spy_thread_close_frames(struct spy_thread *t, uint64_t now)
 {
+	spy_offcpu_drain(t, UINT64_MAX); /* its own thread: what it spent off the CPU first */
 	while (t->depth)
 		spy_hooks_pop(t, now, 1);
 	t->overflow = 0;
@@ -179,6 +183,10 @@ void spy_thread_reset(struct spy_thread *t)
 	t->dropped_frames = t->abandoned = t->unmatched = 0;
 	if (!t->tables)
 		return;
+	/* what it spent off the CPU so far is not the new epoch's */
+	spy_offcpu_drain(t, UINT64_MAX);
+	spy_offcpu_reset(t);
+	t->off.blocked = t->off.preempted = t->off.switches = t->off.lost = 0;
 	spy_arcs_reset(&t->arcs);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct spy_frame *f = &t->stack[i];
@@ -211,27 +219,42 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		uint32_t nf = a->fstat ? __atomic_load_n(&a->nfstat, __ATOMIC_ACQUIRE) : 0;
 
 		d->arcs = malloc((size_t)narc * sizeof(*d->arcs));
+		if (t->off.on)
+			d->arcoffs = malloc((size_t)narc * sizeof(*d->arcoffs));
 		if (nf)
 			d->fstats = calloc(nf, sizeof(*d->fstats));
-		if (!d->arcs || (nf && !d->fstats))
+		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs))
 			goto oom;
+		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
+		int cpu = t->off.on;
+		uint32_t noff = t->off.arcs ? __atomic_load_n(&t->off.narcs, __ATOMIC_ACQUIRE) : 0;
+		static const struct spy_arcoff none;
 		for (uint32_t s = 1; s < nsite; s++) {
 			uint32_t i = __atomic_load_n(&a->site[s].arcs, __ATOMIC_ACQUIRE);
 
 			for (uint32_t k = 0; i && i < narc && k < narc && d->narcs < narc;
 			     k++, i = a->arc[i].next) {
 				const struct spy_arc *e = &a->arc[i];
+				const struct spy_arcoff *o = i < noff ? &t->off.arcs[i] : &none;
+				uint64_t incl = e->incl, self = e->self;
 
 				if (!e->count && !e->incl && !e->self)
 					continue;
+				if (cpu) {
+					incl = incl > o->incl ? incl - o->incl : 0;
+					self = self > o->self ? self - o->self : 0;
+				}
+				if (d->arcoffs)
+					d->arcoffs[d->narcs] =
+						(struct gmon_arcoff){ o->incl, o->self, o->self_pre };
 				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
-									 e->count,      e->incl,   e->self };
+									 e->count,      incl,      self };
 				if (e->func && e->func < nf) {
 					struct gmon_fstat *g = &d->fstats[e->func];
 
 					g->calls += e->count;
-					g->incl += e->incl;
-					g->self += e->self;
+					g->incl += incl;
+					g->self += self;
 				}
 			}
 		}
@@ -274,6 +297,7 @@ oom:
 void spy_tdata_free(struct spy_tdata *d)
 {
 	free(d->arcs);
+	free(d->arcoffs);
 	free(d->fstats);
 	free(d->counts);
 	memset(d, 0, sizeof(*d));
@@ -282,6 +306,7 @@ void spy_tdata_free(struct spy_tdata *d)
 static void release_tables(struct spy_thread *t)
 {
 	__atomic_store_n(&t->tables, 0, __ATOMIC_RELEASE);
+	spy_offcpu_close(t);
 	spy_arcs_release(&t->arcs);
 	spy_stack_free(t->stack, SPY_STACK_MAX);
 	t->stack = NULL;
@@ -353,6 +378,11 @@ void spy_thread_atfork_child(void)
 		self->start_ns = spy_now_ns(CLOCK_REALTIME);
 		if (self->counts)
 			memset(self->counts, 0, (size_t)spy_nslots * sizeof(uint64_t));
+		/* the ring was the parent's thread's: the child's own, for the reset's drain */
+		if (self->tables && self->timed) {
+			spy_offcpu_close(self);
+			spy_offcpu_open(self);
+		}
 		spy_thread_reset(self);
 		self->epoch = SPY_CTL_EPOCH(spy_ctl);
 	}

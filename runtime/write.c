@@ -85,12 +85,60 @@ static int count_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* An arc and its off-CPU times, sorted together (arc first: arc_cmp reads it). */
+struct arc_pair {
+	struct gmon_arc a;
+	struct gmon_arcoff o;
+};
+
+/* merge_thread's arcs when they have off-CPU times beside them. 0 or -1 (no memory). */
+static int merge_arcs_off(struct gmon_thread *t)
+{
+	struct arc_pair *v = malloc((size_t)t->narcs * sizeof(*v));
+	uint64_t o = 0;
+
+	if (!v)
+		return -1;
+	for (uint64_t i = 0; i < t->narcs; i++)
+		v[i] = (struct arc_pair){ t->arcs[i], t->arcoffs[i] };
+	qsort(v, t->narcs, sizeof(*v), arc_cmp);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		struct arc_pair *d = o ? &v[o - 1] : NULL, *s = &v[i];
+
+		if (d && !arc_cmp(d, s)) {
+			if (d->a.caller != s->a.caller)
+				d->a.caller = GMON_CALLER_MANY;
+			d->a.count += s->a.count;
+			d->a.incl += s->a.incl;
+			d->a.self += s->a.self;
+			d->o.incl += s->o.incl;
+			d->o.self += s->o.self;
+			d->o.self_pre += s->o.self_pre;
+		} else {
+			v[o++] = *s;
+		}
+	}
+	for (uint64_t i = 0; i < o; i++) {
+		t->arcs[i] = v[i].a;
+		t->arcoffs[i] = v[i].o;
+	}
+	t->narcs = o;
+	free(v);
+	return 0;
+}
+
 /* Sort and merge entries with equal keys (records of one thread id: a recycled tid). */
 static void merge_thread(struct gmon_thread *t)
 {
 	uint64_t o = 0;
 
-	if (t->narcs > 1)
+	if (t->arcoffs && t->narcs > 1 && merge_arcs_off(t)) {
+		spy_note_error("out of memory while writing: off-CPU times of thread %u left out", t->tid);
+		free(t->arcoffs);
+		t->arcoffs = NULL;
+	}
+	/* (already sorted and merged with their off-CPU times: nothing left to merge below) */
+	if (t->narcs > 1 && !t->arcoffs)
 		qsort(t->arcs, t->narcs, sizeof(*t->arcs), arc_cmp);
 	for (uint64_t i = 0; i < t->narcs; i++) {
 		struct gmon_arc *d = o ? &t->arcs[o - 1] : NULL, *s = &t->arcs[i];
@@ -183,6 +231,13 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 	g->dropped_frames += t->dropped_frames;
 	g->abandoned += t->abandoned;
 	g->unmatched += t->unmatched;
+	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
+		g->flags |= GMON_THREAD_OFFCPU;
+		g->off_blocked += t->off.blocked;
+		g->off_preempted += t->off.preempted;
+		g->off_switches += t->off.switches;
+		g->off_lost += t->off.lost;
+	}
 
 	memset(&one, 0, sizeof(one));
 	one.counts = calloc(d->ncounts ? d->ncounts : 1, sizeof(*one.counts));
@@ -195,6 +250,23 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 
 		one.counts[one.ncounts++] =
 			(struct gmon_count){ slot < nslots ? slot_addr[slot] : 0, d->counts[i].count };
+	}
+	/* off-CPU times beside the arcs, zero for those of a record without (a recycled tid) */
+	if (d->arcoffs || g->arcoffs) {
+		size_t sz = sizeof(*g->arcoffs);
+		struct gmon_arcoff *o = realloc(g->arcoffs, (size_t)(g->narcs + d->narcs + 1) * sz);
+
+		if (!o) {
+			rc = -1;
+			goto out;
+		}
+		if (!g->arcoffs)
+			memset(o, 0, (size_t)g->narcs * sz);
+		if (d->arcoffs)
+			memcpy(o + g->narcs, d->arcoffs, (size_t)d->narcs * sz);
+		else
+			memset(o + g->narcs, 0, (size_t)d->narcs * sz);
+		g->arcoffs = o;
 	}
 	if (append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
 	    append((void **)&g->fstats, &g->nfstats, d->fstats,
@@ -302,6 +374,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	h->mode = spy_written_mode();
 	h->flags = (spy_tsc_invariant() ? GMON_HDR_TSC_INVARIANT : 0) | (final ? GMON_HDR_FINAL : 0) |
 		   (spy_forked ? GMON_HDR_FORKED : 0);
+	if (spy_offcpu_failed && spy_written_mode() == SPY_MODE_TIME)
+		h->flags |= GMON_HDR_OFFCPU_NONE;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
 	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
@@ -444,8 +518,10 @@ out:
 }
 
 /* At the end, what was lost is said once on stderr (it is in the file header too). */
-static void report_losses(const struct gmon_header *h)
+static void report_losses(const struct gmon_profile *p)
 {
+	const struct gmon_header *h = &p->hdr;
+
 	if (h->error && *h->error)
 		spy_warn("spy: %s", h->error);
 	if (h->dropped_arcs || h->dropped_funcs)
@@ -457,6 +533,16 @@ static void report_losses(const struct gmon_header *h)
 	if (h->dropped_frames)
 		spy_warn("spy: %llu calls not recorded: shadow stack deeper than %u frames, or no memory",
 			 (unsigned long long)h->dropped_frames, SPY_STACK_MAX);
+	{
+		uint64_t lost = 0;
+
+		for (uint32_t i = 0; i < p->nthreads; i++)
+			lost += p->threads[i].off_lost;
+		if (lost)
+			spy_warn(
+				"spy: %llu context-switch records lost: off-CPU time is short by what they held",
+				(unsigned long long)lost);
+	}
 	if (h->slots_lost)
 		spy_warn("spy: %llu functions share the unregistered counter: more than %u functions",
 			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
@@ -511,7 +597,7 @@ int spy_write(const char *path, int final)
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
-		report_losses(&p.hdr);
+		report_losses(&p);
 	if (gmon_encode(&p, 1, &buf, &len)) {
 		spy_warn("spy: cannot write profile '%s': out of memory", path);
 		gmon_profile_release(&p);

@@ -60,6 +60,20 @@ static const char graph_blurb[] =
 	"to the callers that spent it); spy count profiles record no callers. For gcc -pg\n"
 	"profiles a child's time is shared among its callers by call counts.\n";
 
+static const char flat_off_blurb[] =
+	"\n"
+	"This profile measured the time off the CPU apart: every seconds column above is\n"
+	"CPU time of the thread, as gprof means it, and\n"
+	" off cpu seconds   time the function's own code spent off the CPU (blocked on a\n"
+	"                   lock, a condition variable, a sleep, I/O or a page fault, or\n"
+	"                   preempted); the header splits the total into blocked and preempted\n";
+
+static const char graph_off_blurb[] =
+	"\n"
+	"Times are CPU time. The off cpu column is the time off the CPU (blocked or\n"
+	"preempted): on the function's line, of its calls and everything they called; on\n"
+	"a caller's or child's line, of the calls through that arc.\n";
+
 static const struct {
 	char prefix;
 	double scale;
@@ -209,6 +223,10 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	} else {
 		q = fmt_spaces(q, 29);
 	}
+	if (p->offcpu) { /* the function's own time off the CPU, apart from its CPU self time */
+		q = fmt_f(q, p->func_off[s - p->items].self / p->hz, 8, 2);
+		q = fmt_spaces(q, 2);
+	}
 	o->q = q;
 	ob_puts(o, s->name);
 	ob_room(o);
@@ -260,10 +278,17 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 		fputs(" no time accumulated\n\n", f);
 		total = 1.0;
 	}
-	fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ", "",
-		"self  ", "total ", "");
-	fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds", "calls",
-		unit, unit, "name");
+	if (p->offcpu) {
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "%  ", "cumulative",
+			"self  ", "", "self  ", "total ", "off cpu ", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "time", "seconds",
+			"seconds", "calls", unit, unit, "seconds ", "name");
+	} else {
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ",
+			"", "self  ", "total ", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds",
+			"calls", unit, unit, "name");
+	}
 	double accum = 0.0;
 	struct obuf o;
 	ob_open(&o, f);
@@ -273,6 +298,8 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	free(order);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(flat_blurb, f);
+		if (p->offcpu)
+			fputs(flat_off_blurb, f);
 	}
 }
 
@@ -413,7 +440,7 @@ static int cmp_member(const void *a, const void *b, void *keys)
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz)
+		     double hz, const double *off)
 {
 	ob_room(o);
 	char *q = o->q;
@@ -431,6 +458,14 @@ static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent
 		*q++ = '/';
 		q = fmt_u_left(q, denom, 7);
 		q = fmt_spaces(q, 5);
+	}
+	if (off) { /* the calls' time off the CPU: in a column of its own, where the name was */
+		q -= 4;
+		if (e->cls < 2)
+			q = fmt_spaces(q, 7);
+		else
+			q = fmt_f(q, off[e->arc] / hz, 7, 2);
+		q = fmt_spaces(q, 6);
 	}
 	o->q = q;
 }
@@ -457,6 +492,8 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		} else {
 			q = fmt_spaces(q, 8);
 		}
+		if (p->offcpu)
+			q = fmt_spaces(q, 9);
 		memcpy(q, " <cycle ", 8);
 		q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
 		memcpy(q, " as a whole> [", 14);
@@ -499,7 +536,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			} else {
 				q = fmt_spaces(q, 8);
 			}
-			o->q = fmt_spaces(q, 5);
+			o->q = fmt_spaces(q, p->offcpu ? 14 : 5);
 			put_label(o, g, mem[k]);
 		}
 		return;
@@ -509,14 +546,14 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	if (s->nparent == 0 && p->no_arcs) {
 		/* mode count: not spontaneous, its callers were not recorded */
 	} else if (s->nparent == 0) {
-		o->q = fmt_spaces(o->q, 44);
+		o->q = fmt_spaces(o->q, p->offcpu ? 53 : 44);
 		ob_puts(o, "     <spontaneous>\n");
 	} else {
 		const struct gent *e =
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -541,11 +578,15 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	} else {
 		q = fmt_spaces(q, 17);
 	}
+	if (p->offcpu) {
+		q = fmt_f(q, p->func_off[self].incl / hz, 7, 2);
+		q = fmt_spaces(q, 2);
+	}
 	o->q = q;
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off);
 		put_label(o, g, e[k].other);
 	}
 }
@@ -736,7 +777,9 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 			p->granularity);
 	if (print_time <= 0.0)
 		print_time = 1.0;
-	fputs("index % time    self  children    called     name\n", f);
+	fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
+			  "index % time    self  children    called     name\n",
+	      f);
 	struct glab g;
 	graph_labels(p, &g);
 	struct obuf o;
@@ -747,6 +790,8 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 	free(g.lab);
 	if (!(flags & PRINT_BRIEF)) {
 		fputs(graph_blurb, f);
+		if (p->offcpu)
+			fputs(graph_off_blurb, f);
 	}
 }
 

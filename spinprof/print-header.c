@@ -5,6 +5,48 @@
 #include "prof.h"
 #include "spy-abi.h"
 
+/* Time mode: what the times mean, and the time the threads spent off the CPU, and why. */
+static void print_offcpu(FILE *f, const struct prof *p)
+{
+	const struct gmon_header *h = &p->spy.hdr;
+	uint64_t blocked = 0, pre = 0, n = 0, lost = 0;
+	uint32_t without = 0;
+
+	if (!p->measured)
+		return;
+	for (uint32_t i = 0; i < p->spy.nthreads; i++) {
+		const struct gmon_thread *t = &p->spy.threads[i];
+
+		if (!(t->flags & GMON_THREAD_OFFCPU)) {
+			without++;
+			continue;
+		}
+		blocked += t->off_blocked;
+		pre += t->off_preempted;
+		n += t->off_switches;
+		lost += t->off_lost;
+	}
+	if (!p->offcpu) {
+		fprintf(f, "off CPU: not measured (%s): times are wall time, time off the CPU included\n",
+			h->flags & GMON_HDR_OFFCPU_NONE ?
+				"the runtime could not open its context-switch events" :
+				"the runtime that wrote the file did not measure it");
+		return;
+	}
+	fprintf(f,
+		"off CPU: %.6f seconds, of which blocked %.6f s, preempted %.6f s (%llu intervals); "
+		"times are CPU time\n",
+		(double)(blocked + pre) / p->hz, (double)blocked / p->hz, (double)pre / p->hz,
+		(unsigned long long)n);
+	if (lost)
+		fprintf(f,
+			"off CPU: %llu context-switch records lost: the time they held counts as CPU time\n",
+			(unsigned long long)lost);
+	if (without)
+		fprintf(f, "off CPU: %u of %u threads not measured: their times are wall time\n", without,
+			p->spy.nthreads);
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -20,6 +62,7 @@ void print_header(FILE *f, const struct prof *p)
 			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "");
 	fputc('\n', f);
 	fprintf(f, "threads: %u\n", p->spy.nthreads);
+	print_offcpu(f, p);
 	uint64_t calls = 0;
 	for (size_t i = 0; i < p->nsyms; i++)
 		calls += p->items[i].arcs_in;

@@ -83,6 +83,8 @@ void prof_release(struct prof *p)
 	}
 	free(p->items);
 	free(p->arcs);
+	free(p->func_off);
+	free(p->arc_off);
 	free(p->arc_hash);
 	free(p->child_arcs);
 	free(p->parent_arcs);

@@ -59,6 +59,12 @@ struct prof_stack {
 	size_t frame0;
 };
 
+/* A function's cycles off the CPU (prof.offcpu): of its outermost calls, its own (while it was the
+ * innermost frame), and the preempted part of its own. */
+struct prof_off {
+	double incl, self, pre;
+};
+
 enum prof_kind {
 	PROF_GNU = 0, /* glibc gmon.out with an executable */
 	PROF_SPY = 1,
@@ -78,6 +84,13 @@ struct prof {
 	size_t nstacks, stacks_alloc;
 	uint32_t *frames;
 	size_t nframes, frames_alloc;
+};
+
+	int offcpu;               /* off-CPU time measured apart: the times are CPU time */
+	/* with offcpu only (else NULL, so that profiles without it cost no memory): by function index
+	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
+	struct prof_off *func_off;
+	double *arc_off;
 	long granularity; /* bytes per histogram bin (GNU) */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;

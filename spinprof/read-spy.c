@@ -637,6 +637,10 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	uint32_t *arc_of = merge_arcs(p, ends, nraw);
 	prof_reserve_arcs(p, p->narcs + nraw, 0);
+	if (p->offcpu) {
+		p->func_off = xcalloc(p->nr + 1, sizeof(*p->func_off));
+		p->arc_off = xcalloc(p->narcs + nraw + 1, sizeof(*p->arc_off));
+	}
 	r = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
 		const struct gmon_thread *t = &g->threads[i];
@@ -656,6 +660,13 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
+			if (t->arcoffs && p->func_off) {
+				struct prof_off *fo = &p->func_off[ce];
+
+				fo->incl += (double)t->arcoffs[j].incl;
+				fo->self += (double)t->arcoffs[j].self;
+				fo->pre += (double)t->arcoffs[j].self_pre;
+			}
 			if (cr == PROF_NONE) {
 				f->spont += a->count;
 				f->m_spont_incl += (double)a->incl;
@@ -678,6 +689,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			pa->count += a->count;
 			pa->m_incl += (double)a->incl;
 			pa->m_self += (double)a->self;
+			if (t->arcoffs && p->arc_off)
+				p->arc_off[arc_of[r]] += (double)t->arcoffs[j].incl;
 		}
 	}
 	free(arc_of);
@@ -764,6 +777,9 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hz = p->measured ? (double)h->tsc_hz : 100.0;
 	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
+	for (uint32_t i = 0; p->measured && i < p->spy.nthreads; i++)
+		if (p->spy.threads[i].flags & GMON_THREAD_OFFCPU)
+			p->offcpu = 1;
 	build_model(p, o);
 	prof_reading(NULL);
 	for (size_t i = 0; i < p->nsyms; i++)

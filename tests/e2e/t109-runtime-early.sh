@@ -25,6 +25,6 @@ check "builds with ASan and the plugin" \
 check "runs and writes its profile" bash -c 'SPYRT_OUT=early.gmon ./early >out.txt && grep -qx 10 out.txt && test -s early.gmon'
 "$spinprof" early.gmon >report.txt 2>&1
 check "f called exactly 10 times, main once" \
-	bash -c "awk '/^Flat profile/ { p = 1 } /Call graph/ { p = 0 } p && \$NF == \"f\" { f = \$(NF-3) } p && \$NF == \"main\" { m = \$(NF-3) } END { exit !(f == 10 && m == 1) }' report.txt"
+	bash -c "awk '/^Flat profile/ { p = 1 } /Call graph/ { p = 0 } p && \$NF == \"f\" { f = \$4 } p && \$NF == \"main\" { m = \$4 } END { exit !(f == 10 && m == 1) }' report.txt"
 check "the early call is reported, not lost: unregistered 1" grep -q 'unregistered 1$' report.txt
 tap_done

@@ -76,9 +76,13 @@ function parse(first,   i, n, nm, m) {
 	L_name = nm
 }
 function count_of(c) { sub(/\/.*/, "", c); return c }
-/^Flat profile:/ { sec = "flat"; next }
+/^Flat profile:/ { sec = "flat"; off = 0; next }
 /^[ \t]*Call graph/ { sec = "cgpre"; next }
-/^index[ \t]+% time/ { sec = "cg"; next }
+/^index[ \t]+% time/ { sec = "cg"; off = index($0, "off cpu") > 0; next }
+# a time profile with off-CPU time has an off cpu column before the names: cut out (gprof has none)
+sec == "flat" && /^ +% +cumulative .*off cpu/ { off = 1 }
+sec == "flat" && off && length($0) > 64 { $0 = substr($0, 1, 54) substr($0, 65) }
+sec == "cg" && off && length($0) > 54 { $0 = substr($0, 1, 45) substr($0, 55) }
 /^Index by function name/ { flush_block(); sec = "index"; next }
 sec == "flat" && NF >= 4 && $1 ~ /^[0-9]+\.[0-9]+$/ && $2 ~ /^[0-9]+\.[0-9]+$/ && $3 ~ /^[0-9]+\.[0-9]+$/ {
 	calls = "-"; first = 4

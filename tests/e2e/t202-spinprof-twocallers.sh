@@ -1,7 +1,7 @@
 #!/bin/bash
 # t202: spinprof gives each caller its own share of a callee's time, measured, not averaged as gprof does.
 # samples/twocallers.c: heavy() calls work(100 S) 100 times, light() calls work(S) 10 000 times; the program
-# times every call of work with clock_gettime and prints each caller's total (the truth). In a spy time
+# times every call of work with the thread's CPU clock and prints each caller's total (the truth). In a spy time
 # profile, the call graph's line for work under heavy (self + children) and under light, and the lines
 # for heavy and light among work's parents, must each be within 5 % of that truth. gprof's split by call
 # counts (heavy gets 100/10100 of work's time) must be far outside 5 %, or the sample proves nothing.

@@ -388,6 +388,54 @@ static void test_round_trip_zlib(void **state)
 	round_trip(1, 6, 1);
 }
 
+/* Revision 2: a thread flagged OFFCPU keeps its totals and its arcs' off-CPU times; one without
+ * the flag keeps its totals but no off-CPU times (nothing allocated for them). */
+static void test_offcpu_round_trip(void **state)
+{
+	struct gmon_profile p, q;
+	struct gmon_thread *a, *b;
+	uint8_t *buf;
+	size_t len;
+	char err[256] = "";
+
+	(void)state;
+	make_profile(&p, 1);
+	a = &p.threads[0];
+	a->flags |= GMON_THREAD_OFFCPU;
+	a->off_blocked = 11;
+	a->off_preempted = 12;
+	a->off_switches = 13;
+	a->off_lost = 14;
+	a->arcoffs = calloc(a->narcs, sizeof(*a->arcoffs));
+	for (uint64_t i = 0; i < a->narcs; i++)
+		a->arcoffs[i] = (struct gmon_arcoff){ 7 * i, 5 * i, 3 * i };
+	p.threads[1].off_switches = 2;
+	assert_int_equal(gmon_encode(&p, 6, &buf, &len), 0);
+	assert_int_equal(buf[8], GMON_SPY_MINOR);
+	if (decode_both(buf, len, &q, err, sizeof(err)))
+		fail_msg("decode: %s", err);
+	same_profile(&p, &q);
+	a = &q.threads[0];
+	b = &q.threads[1];
+	assert_true(a->flags & GMON_THREAD_OFFCPU);
+	assert_int_equal(a->off_blocked, 11);
+	assert_int_equal(a->off_preempted, 12);
+	assert_int_equal(a->off_switches, 13);
+	assert_int_equal(a->off_lost, 14);
+	assert_non_null(a->arcoffs);
+	for (uint64_t i = 0; i < a->narcs; i++) {
+		assert_int_equal(a->arcoffs[i].incl, 7 * i);
+		assert_int_equal(a->arcoffs[i].self, 5 * i);
+		assert_int_equal(a->arcoffs[i].self_pre, 3 * i);
+	}
+	assert_false(b->flags & GMON_THREAD_OFFCPU);
+	assert_int_equal(b->off_switches, 2);
+	assert_null(b->arcoffs);
+	gmon_profile_release(&q);
+	gmon_profile_release(&p);
+	free(buf);
+}
+
 static void test_empty_profile(void **state)
 {
 	struct gmon_profile p, q;
@@ -692,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_crc),
 		cmocka_unit_test(test_round_trip_plain),
 		cmocka_unit_test(test_round_trip_zlib),
+		cmocka_unit_test(test_offcpu_round_trip),
 		cmocka_unit_test(test_empty_profile),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_corruptions),

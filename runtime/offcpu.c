@@ -1,0 +1,254 @@
+/* Off-CPU time in mode time: each thread reads its own context switches from a perf_event ring
+ * (PERF_RECORD_SWITCH, stamped with CLOCK_MONOTONIC), so the hooks can tell the time a call spent
+ * running from the time it spent off the CPU, blocked or preempted, as gprof's seconds mean CPU time.
+ * The exit hook's fast path only compares the ring's head with what the thread last read (hooks.c);
+ * after a switch, spy_offcpu_drain charges each interval to the frames that were active through it. */
+#include "spyrt.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* 8 pages of records of 16 bytes: 1024 switches between two reads before the ring overruns */
+#define RING_PAGES 8u
+
+/* What sw_head points at without a ring: never moves, so the fast path never leaves. */
+const uint64_t spy_offcpu_none;
+int spy_offcpu_failed;
+
+static size_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (size_t)p : 4096;
+}
+
+/* Give t (the calling thread) its ring; on failure t keeps measuring wall time and the run says so once. */
+void spy_offcpu_open(struct spy_thread *t)
+{
+	struct perf_event_attr a;
+	size_t ps = page_size(), len = (RING_PAGES + 1) * ps;
+	const char *what = "perf_event_open";
+	void *base;
+	int fd, saved = errno; /* reached from a hook: the program's errno is left alone */
+
+	memset(&t->off, 0, sizeof(t->off));
+	t->sw_head = &spy_offcpu_none;
+	t->sw_seen = 0;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.context_switch = 1;
+	a.sample_id_all = 1;
+	a.sample_type = PERF_SAMPLE_TIME;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	/*
+	 * Read-only, so the kernel overwrites what was not read in time (found by the head running
+	 * more than the ring ahead, and counted as lost). Writable, data_tail would hold it back, but
+	 * a write to the page can fault again and again when a signal is sent on every page fault
+	 * (SPYRT_WATCH=faults): the thread never got past the store.
+	 */
+	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		what = "mmap of its ring";
+		goto fail;
+	}
+	/* the mapping keeps the event alive: no descriptor is left for the program to trip over */
+	close(fd);
+	t->off.base = base;
+	t->off.len = len;
+	t->off.data = (const uint8_t *)base + ps;
+	t->off.size = RING_PAGES * ps;
+	t->off.serial = 1;
+	t->off.on = 1;
+	/* room for every arc the tables can hold; pages are committed as arcs meet switches */
+	if (spy_vm_reserve(&t->off.vm, (size_t)t->arcs.arc_max * sizeof(struct spy_arcoff)) == 0)
+		t->off.arcs = t->off.vm.base;
+	t->sw_head = (const uint64_t *)&((struct perf_event_mmap_page *)base)->data_head;
+	t->sw_seen = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	errno = saved;
+	return;
+fail:
+	if (!__atomic_exchange_n(&spy_offcpu_failed, 1, __ATOMIC_RELAXED))
+		spy_note_error("off-CPU time not measured (%s: %s): times are wall time", what,
+			       strerror(errno));
+	errno = saved;
+}
+
+void spy_offcpu_close(struct spy_thread *t)
+{
+	if (t->off.base)
+		munmap(t->off.base, t->off.len);
+	t->off.base = NULL;
+	if (t->off.arcs)
+		spy_vm_release(&t->off.vm);
+	t->off.arcs = NULL;
+	t->off.narcs = 0;
+	t->sw_head = &spy_offcpu_none;
+	t->sw_seen = 0;
+}
+
+void spy_offcpu_reset(struct spy_thread *t)
+{
+	if (t->off.arcs)
+		memset(t->off.arcs, 0, (size_t)t->off.narcs * sizeof(*t->off.arcs));
+}
+
+/* Arc ai's off-CPU times, committing the table's pages up to it; NULL when that failed. */
+static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
+{
+	if (ai >= t->off.narcs) {
+		if (!t->off.arcs || spy_vm_commit(&t->off.vm, ((size_t)ai + 1) * sizeof(struct spy_arcoff))) {
+			spy_note_error("out of memory: some calls' off-CPU time counts as CPU time");
+			return NULL;
+		}
+		t->off.narcs = (uint32_t)(t->off.vm.committed / sizeof(struct spy_arcoff));
+	}
+	return &t->off.arcs[ai];
+}
+
+/*
+ * One interval [out, in] off the CPU (CLOCK_MONOTONIC ns), converted to cycles with a pair of
+ * clocks read now. A frame was active through it when it was entered before the switch-out; since
+ * no hook runs while the thread is off the CPU, an entry is before out or after in, so comparing
+ * with the middle of the interval stands any error of the conversion up to half the interval.
+ * Inclusive time goes to each function's outermost active frame (as the exit hook adds its
+ * inclusive time), self time to the innermost. top_end: when the top frame ends (the exit hook's
+ * time stamp), so a switch after it is not its own; UINT64_MAX when no frame ends.
+ */
+static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uint64_t top_end,
+		   const uint64_t pair[2], double rate)
+{
+	uint64_t len = (uint64_t)((double)(in - out) * rate + 0.5);
+	double midd = (double)pair[0] - ((double)pair[1] - ((double)out + (double)in) / 2) * rate;
+	uint64_t mid = midd > 0 ? (uint64_t)midd : 0;
+	uint64_t serial = t->off.serial++;
+	uint32_t inner = UINT32_MAX;
+
+	if (pre)
+		t->off.preempted += len;
+	else
+		t->off.blocked += len;
+	t->off.switches++;
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct spy_frame *f = &t->stack[i];
+		struct spy_fstat *s;
+
+		if (spy_key_lazy(f->sp)) /* mode=arcs code: no time */
+			continue;
+		if (f->entry >= mid || (i + 1 == t->depth && top_end <= mid))
+			break;
+		inner = i;
+		s = &t->arcs.fstat[f->func];
+		if (s->off_mark != serial) {
+			struct spy_arcoff *a = arc_off(t, f->arc);
+
+			s->off_mark = serial;
+			if (a)
+				a->incl += len;
+		}
+	}
+	if (inner != UINT32_MAX) {
+		struct spy_arcoff *a = arc_off(t, t->stack[inner].arc);
+
+		if (a) {
+			a->self += len;
+			if (pre)
+				a->self_pre += len;
+		}
+	}
+}
+
+/* Read the calling thread's new switch records and charge the intervals they close. */
+void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
+{
+	const uint8_t *data = t->off.data;
+	uint64_t head, tail = t->sw_seen, pair[2] = { 0, 0 };
+	double rate = 0;
+	int resync = 0;
+
+	if (!t->off.base)
+		return;
+	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	while (tail < head) {
+		if (head - tail > t->off.size) {
+			/* overwritten before it was read: the ring holds the newest size bytes, and
+			 * since every record is a switch of 16 bytes, one starts there */
+			t->off.lost += (head - tail - t->off.size) / 16;
+			t->off.out = 0;
+			tail = head - t->off.size;
+			resync = 1;
+		}
+		union {
+			struct perf_event_header h;
+			uint8_t b[64];
+		} r;
+		uint64_t at = tail % t->off.size, n;
+
+		memcpy(&r.h, data + at, sizeof(r.h)); /* 8 bytes: never split, records are 8-aligned */
+		n = r.h.size;
+		if (n < sizeof(r.h) || n > head - tail ||
+		    (resync && (n != 16 || r.h.type != PERF_RECORD_SWITCH))) {
+			t->off.lost += (head - tail) / 16;
+			/* not a record where one should start: give up the rest */
+			tail = head;
+			break;
+		}
+		if (n <= sizeof(r)) {
+			uint64_t first = t->off.size - at < n ? t->off.size - at : n;
+
+			memcpy(r.b, data + at, first);
+			memcpy(r.b + first, data, n - first);
+		}
+		/* a switch while copying may have written over it (we are that thread: no one else writes) */
+		head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+		if (head - tail > t->off.size)
+			continue;
+		tail += n;
+		resync = 0;
+		if (r.h.type == PERF_RECORD_LOST && n >= 24) {
+			uint64_t lost;
+
+			memcpy(&lost, r.b + 16, 8);
+			t->off.lost += lost;
+			t->off.out = 0; /* its switch-in may be among them */
+		} else if ((r.h.type == PERF_RECORD_SWITCH || r.h.type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+			   n >= 16 && n <= sizeof(r)) {
+			uint64_t when;
+
+			memcpy(&when, r.b + n - 8, 8); /* sample_id's last word: the time */
+			if (r.h.misc & PERF_RECORD_MISC_SWITCH_OUT) {
+				t->off.out = when;
+				t->off.out_pre = !!(r.h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+			} else if (t->off.out) {
+				if (!rate) {
+					spy_tsc_pair(&pair[0], &pair[1]);
+					/* the run's mean rate: the longer the baseline, the better */
+					rate = pair[1] > spy_start_mono_ns && pair[0] > spy_start_tsc ?
+						       (double)(pair[0] - spy_start_tsc) /
+							       (double)(pair[1] - spy_start_mono_ns) :
+						       1.0;
+				}
+				if (when > t->off.out)
+					charge(t, t->off.out, when, t->off.out_pre, top_end, pair, rate);
+				t->off.out = 0;
+			}
+		}
+	}
+	t->sw_seen = tail;
+}
