@@ -49,6 +49,19 @@ enum gmon_header_flags {
 	GMON_HDR_FORKED = 1u << 2,        /* the process is a fork()ed child; the run began at fork */
 };
 
+/* Header flags bits 8-11: how tsc_hz was obtained. */
+#define GMON_HDR_TSC_SOURCE_SHIFT 8
+#define GMON_HDR_TSC_SOURCE_MASK (0xfu << GMON_HDR_TSC_SOURCE_SHIFT)
+enum gmon_tsc_source {
+	GMON_TSC_UNSAID = 0,     /* not recorded (a file of an older runtime), or no time stamps */
+	GMON_TSC_MEASURED = 1,   /* the time stamps against CLOCK_MONOTONIC from start-up to the write */
+	GMON_TSC_CPUID = 2,      /* CPUID leaf 0x15: crystal clock and ratio */
+	GMON_TSC_HYPERVISOR = 3, /* CPUID leaf 0x40000010: the TSC's kHz (KVM, VMware) */
+	GMON_TSC_SYSFS = 4,      /* /sys/devices/system/cpu/cpu0/tsc_freq_khz */
+	GMON_TSC_PERF = 5,       /* a perf_event mmap page's time_mult and time_shift */
+	GMON_TSC_ARCH = 6,       /* aarch64's CNTFRQ_EL0 */
+};
+
 enum gmon_module_flags {
 	GMON_MOD_MAIN = 1u << 0,         /* the executable */
 	GMON_MOD_INSTRUMENTED = 1u << 1, /* registered functions with the runtime */

@@ -16,9 +16,9 @@ pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libc
 # Tests only: libFuzzer (tests/fuzz/, t204), AFL++ (make fuzz-afl) and /usr/bin/time
 # (bench/spinprof-bench.sh, t230).
 pkgs="$pkgs clang-14 libclang-rt-14-dev afl++ time"
-# Benchmarks only: uftrace, an anchor of bench/run.sh; what bench/compile.sh needs to fetch and
-# build expat from its Debian source.
-pkgs="$pkgs uftrace dpkg-dev autoconf automake libtool"
+# Benchmarks only: uftrace, an anchor of bench/run.sh; hyperfine (bench/startup.sh); what
+# bench/compile.sh needs to fetch and build expat from its Debian source.
+pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

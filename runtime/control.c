@@ -17,7 +17,7 @@ pthread_mutex_t spy_lock = PTHREAD_MUTEX_INITIALIZER;
 int spy_ready;
 uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
-uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
+uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
@@ -115,14 +115,17 @@ static void init_once(void)
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
-	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
-	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
 	spy_thread_init();
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
 		spy_note_error("pthread_atfork failed: a forked child would not start empty");
-	/* calibrate while the word says on, so the scratch thread takes the fast path */
+	/* calibrate while the word says on, so the scratch thread takes the fast path; the run and
+	 * its CPU time start after it: the profiler's start-up is not the program's */
 	spy_ctl = SPY_CTL_ON;
+	spy_calib_cpu_ns = spy_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	spy_hooks_calibrate();
+	spy_calib_cpu_ns = spy_now_ns(CLOCK_PROCESS_CPUTIME_ID) - spy_calib_cpu_ns;
+	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
+	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
 	if (!spy_cfg.off)
 		w |= SPY_CTL_ON;
 	if (spy_cfg.start || spy_cfg.stop) {
@@ -331,8 +334,10 @@ static void ready_message(void)
 
 	if (getrusage(RUSAGE_SELF, &ru) || !localtime_r(&now, &tm))
 		return;
-	cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
-		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
+		 ru.ru_stime.tv_usec;
+	cpu_ms -= cpu_ms > (long)(spy_calib_cpu_ns / 1000u) ? (long)(spy_calib_cpu_ns / 1000u) : cpu_ms;
+	cpu_ms /= 1000; /* less the start-up calibration, which is the profiler's */
 	spy_warn("r %02d:%02d:%02d %ld.%03ld cpu %ld faults (%ld major)", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
 }
