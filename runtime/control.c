@@ -24,6 +24,9 @@ char spy_first_error[256];
 
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
+/* SPYRT_START_THREAD=1: the thread that hit the start trigger first (Cedar's breakProcess); only its
+ * triggers count, and only it records */
+static struct spy_thread *followed;
 
 /*
  * The add-one counters cannot be switched off (they are inline), so what spy_off() and spy_flush()
@@ -195,13 +198,25 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		t->epoch = SPY_CTL_EPOCH(w);
 	}
 	if (w & SPY_CTL_WATCH) {
-		if (enter && self == spy_start_addr)
+		/* Cedar: a stop break on the start's own procedure (or none) breaks at its exit, so
+		 * START=STOP=f records f's activations, the outermost of a recursion from entry to exit */
+		int at_exit = !spy_cfg.stop || spy_stop_addr == spy_start_addr, mine = 1;
+
+		if (spy_cfg.start_thread) {
+			struct spy_thread *f = __atomic_load_n(&followed, __ATOMIC_ACQUIRE);
+
+			/* the first start hit picks the thread; a lost race reads the winner into f */
+			if (!f && enter && self == spy_start_addr &&
+			    __atomic_compare_exchange_n(&followed, &f, t, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+				f = t;
+			mine = f == t;
+		}
+		if (mine && enter && self == spy_start_addr)
 			__atomic_fetch_add(&starts, 1, __ATOMIC_RELAXED);
-		if (enter && self == spy_stop_addr)
+		else if (mine && enter == !at_exit && self == (at_exit ? spy_start_addr : spy_stop_addr))
 			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED);
-		else if (!enter && !spy_cfg.stop && self == spy_start_addr)
-			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED); /* START alone: while it runs */
-		rec = rec &&
+		rec = rec && mine &&
 		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
 		if (spy_watch == GMON_WATCH_CALLS)
 			spy_samp_call_hook(t, self, enter, rec);
@@ -294,28 +309,24 @@ SPY_EXPORT void spy_flush(void)
 	pthread_mutex_unlock(&spy_lock);
 }
 
-int spy_recording(void)
+int spy_recording(const struct spy_thread *t)
 {
 	uint64_t w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
 
 	if (!(w & SPY_CTL_ON))
 		return 0;
-	if (w & SPY_CTL_WATCH)
+	if (w & SPY_CTL_WATCH) {
+		if (spy_cfg.start_thread && __atomic_load_n(&followed, __ATOMIC_ACQUIRE) != t)
+			return 0;
 		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+	}
 	return 1;
 }
 
 SPY_EXPORT int spy_enabled(void)
 {
-	uint64_t w;
-
 	spy_init();
-	w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
-	if (!(w & SPY_CTL_ON))
-		return 0;
-	if (w & SPY_CTL_WATCH)
-		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
-	return 1;
+	return spy_recording(spy_tls_thread);
 }
 
 SPY_EXPORT int spy_dump(const char *path)

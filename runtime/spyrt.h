@@ -446,6 +446,7 @@ struct spy_config {
 	uint32_t mode;      /* SPYRT_MODE */
 	uint32_t arcs;      /* SPYRT_ARCS */
 	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
+	int start_thread;   /* SPYRT_START_THREAD: record only the thread that hit START first */
 	int off;            /* SPYRT_OFF */
 	int ready;          /* SPYRT_READY */
 	uint32_t watch;     /* SPYRT_WATCH: enum gmon_watch */
@@ -492,8 +493,8 @@ extern int spy_may_init; /* a constructor has reached the runtime */
 int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter);
 /* Store a new control word and mark every thread stale. Caller holds spy_lock. */
 void spy_ctl_set(uint64_t w);
-/* Recording now (spy_enabled without set-up): async-signal-safe. */
-int spy_recording(void);
+/* Recording now in thread t (spy_enabled without set-up): async-signal-safe. */
+int spy_recording(const struct spy_thread *t);
 /* Remember the first problem (reported once at the end). Not for the hot path. */
 void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char spy_first_error[256];
