@@ -82,19 +82,20 @@ uint64_t spy_tsc_hz_perf(uint32_t mult, uint16_t shift)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/* Each CPUID is a trap to the hypervisor in a virtual machine (some 4 µs here): no more than needed. */
 static uint64_t from_cpuid(void)
 {
-	unsigned a, b, c, d, base = 0;
+	unsigned max, a, b, c, d, base = 0;
 
-	if (!__get_cpuid(0, &a, &b, &c, &d) || a < 0x15)
+	if (!__get_cpuid(0, &max, &b, &c, &d) || max < 0x15)
 		return 0;
-	if (a >= 0x16) {
+	__cpuid_count(0x15, 0, a, b, c, d);
+	if (a && b && !c && max >= 0x16) {
 		unsigned a16, b16, c16, d16;
 
 		__cpuid_count(0x16, 0, a16, b16, c16, d16);
 		base = a16 & 0xffff;
 	}
-	__cpuid_count(0x15, 0, a, b, c, d);
 	return spy_tsc_hz_cpuid15(a, b, c, base);
 }
 
@@ -174,8 +175,10 @@ static uint64_t from_perf(void)
 #endif
 }
 
-/* A rate the hardware or the kernel states, looked up once (at the first write). */
-static uint64_t known_rate(uint32_t *source)
+/* A rate the hardware or the kernel states, looked up once (at the first write). The perf_event page
+ * costs a system call and a mapping (some 40 µs), so it is read only for a run shorter than 1 ms
+ * (short): a longer one measures the rate against the kernel's clock to better than 0.01 %. */
+static uint64_t known_rate(uint32_t *source, int short_run)
 {
 	static uint64_t hz;
 	static uint32_t src;
@@ -203,9 +206,10 @@ static uint64_t known_rate(uint32_t *source)
 #endif
 	if (!hz && (hz = from_sysfs()))
 		src = GMON_TSC_SYSFS;
-	if (!hz && (hz = from_perf()))
+	if (!hz && short_run && (hz = from_perf()))
 		src = GMON_TSC_PERF;
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	if (hz || !short_run) /* else a later write of a longer run may look again */
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	*source = src;
 	return hz;
 }
@@ -214,6 +218,7 @@ static uint64_t known_rate(uint32_t *source)
  * that is wrong, a virtual machine moved to another host): 100 ms measure it to a few ppm. */
 #define SPY_TSC_CHECK_NS 100000000u
 #define SPY_TSC_CHECK_PPM 10000u /* 1 % */
+#define SPY_TSC_SHORT_NS 1000000u
 
 uint64_t spy_tsc_hz(uint32_t *hdr_flags)
 {
@@ -223,7 +228,7 @@ uint64_t spy_tsc_hz(uint32_t *hdr_flags)
 	spy_tsc_pair(&c1, &n1);
 	if (n1 > spy_start_mono_ns && c1 > spy_start_tsc)
 		measured = ratio_hz(c1 - spy_start_tsc, n1 - spy_start_mono_ns);
-	hz = known_rate(&src);
+	hz = known_rate(&src, n1 - spy_start_mono_ns < SPY_TSC_SHORT_NS);
 	if (hz && measured && n1 - spy_start_mono_ns >= SPY_TSC_CHECK_NS &&
 	    (hz > measured ? hz - measured : measured - hz) > measured / (1000000u / SPY_TSC_CHECK_PPM))
 		hz = 0;
