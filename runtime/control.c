@@ -341,14 +341,15 @@ static void ready_message(void)
 	struct rusage ru;
 	struct tm tm;
 	time_t now = time(NULL);
-	long cpu_ms;
+	long cpu_us, cpu_ms;
 
 	if (getrusage(RUSAGE_SELF, &ru) || !localtime_r(&now, &tm))
 		return;
-	cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
+	/* less the start-up calibration, which is the profiler's */
+	cpu_us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
 		 ru.ru_stime.tv_usec;
-	cpu_ms -= cpu_ms > (long)(spy_calib_cpu_ns / 1000u) ? (long)(spy_calib_cpu_ns / 1000u) : cpu_ms;
-	cpu_ms /= 1000; /* less the start-up calibration, which is the profiler's */
+	cpu_us -= cpu_us > (long)(spy_calib_cpu_ns / 1000u) ? (long)(spy_calib_cpu_ns / 1000u) : cpu_us;
+	cpu_ms = cpu_us / 1000;
 	spy_warn("r %02d:%02d:%02d %ld.%03ld cpu %ld faults (%ld major)", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
 }
