@@ -52,6 +52,19 @@ enum gmon_header_flags {
 	GMON_HDR_OFFCPU_NONE = 1u << 3,
 };
 
+/* Header flags bits 8-11: how tsc_hz was obtained. */
+#define GMON_HDR_TSC_SOURCE_SHIFT 8
+#define GMON_HDR_TSC_SOURCE_MASK (0xfu << GMON_HDR_TSC_SOURCE_SHIFT)
+enum gmon_tsc_source {
+	GMON_TSC_UNSAID = 0,     /* not recorded (a file of an older runtime), or no time stamps */
+	GMON_TSC_MEASURED = 1,   /* the time stamps against CLOCK_MONOTONIC from start-up to the write */
+	GMON_TSC_CPUID = 2,      /* CPUID leaf 0x15: crystal clock and ratio */
+	GMON_TSC_HYPERVISOR = 3, /* CPUID leaf 0x40000010: the TSC's kHz (KVM, VMware) */
+	GMON_TSC_SYSFS = 4,      /* /sys/devices/system/cpu/cpu0/tsc_freq_khz */
+	GMON_TSC_PERF = 5,       /* a perf_event mmap page's time_mult and time_shift */
+	GMON_TSC_ARCH = 6,       /* aarch64's CNTFRQ_EL0 */
+};
+
 enum gmon_module_flags {
 	GMON_MOD_MAIN = 1u << 0,         /* the executable */
 	GMON_MOD_INSTRUMENTED = 1u << 1, /* registered functions with the runtime */
@@ -305,7 +318,7 @@ int gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
 int gmon_open_regular(const char *path, char *err, size_t errsz);
 
 /* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
- * written, fsync()ed and renamed over path. On error returns -1 and the reason in err. */
+ * written and renamed over path (not fsync()ed). On error returns -1 and the reason in err. */
 int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
 
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with

@@ -16,9 +16,9 @@ pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libc
 # Tests only: libFuzzer (tests/fuzz/, t204), AFL++ (make fuzz-afl) and /usr/bin/time
 # (bench/spinprof-bench.sh, t230).
 pkgs="$pkgs clang-14 libclang-rt-14-dev afl++ time"
-# Benchmarks only: uftrace, an anchor of bench/run.sh; what bench/compile.sh needs to fetch and
+# Benchmarks only: uftrace, an anchor of bench/run.sh; hyperfine (bench/startup.sh); what bench/compile.sh needs to fetch and
 # build expat from its Debian source.
-pkgs="$pkgs uftrace dpkg-dev autoconf automake libtool"
+pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool"
 # Tests only: the libraries zstd's and gawk's own probes look for (t300, t301 build them from Debian's
 # source, plain and with spy.specs, and compare what each build found).
 pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"

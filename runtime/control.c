@@ -17,13 +17,16 @@ pthread_mutex_t spy_lock = PTHREAD_MUTEX_INITIALIZER;
 int spy_ready;
 uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
-uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
+uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
+/* SPYRT_START_THREAD=1: the thread that hit the start trigger first (Cedar's breakProcess); only its
+ * triggers count, and only it records */
+static struct spy_thread *followed;
 
 /*
  * The add-one counters cannot be switched off (they are inline), so what spy_off() and spy_flush()
@@ -115,14 +118,17 @@ static void init_once(void)
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
-	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
-	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
 	spy_thread_init();
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
 		spy_note_error("pthread_atfork failed: a forked child would not start empty");
-	/* calibrate while the word says on, so the scratch thread takes the fast path */
+	/* calibrate while the word says on, so the scratch thread takes the fast path; the run and
+	 * its CPU time start after it: the profiler's start-up is not the program's */
 	spy_ctl = SPY_CTL_ON;
+	spy_calib_cpu_ns = spy_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	spy_hooks_calibrate();
+	spy_calib_cpu_ns = spy_now_ns(CLOCK_PROCESS_CPUTIME_ID) - spy_calib_cpu_ns;
+	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
+	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
 	if (!spy_cfg.off)
 		w |= SPY_CTL_ON;
 	if (spy_cfg.start || spy_cfg.stop) {
@@ -192,13 +198,25 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		t->epoch = SPY_CTL_EPOCH(w);
 	}
 	if (w & SPY_CTL_WATCH) {
-		if (enter && self == spy_start_addr)
+		/* Cedar: a stop break on the start's own procedure (or none) breaks at its exit, so
+		 * START=STOP=f records f's activations, the outermost of a recursion from entry to exit */
+		int at_exit = !spy_cfg.stop || spy_stop_addr == spy_start_addr, mine = 1;
+
+		if (spy_cfg.start_thread) {
+			struct spy_thread *f = __atomic_load_n(&followed, __ATOMIC_ACQUIRE);
+
+			/* the first start hit picks the thread; a lost race reads the winner into f */
+			if (!f && enter && self == spy_start_addr &&
+			    __atomic_compare_exchange_n(&followed, &f, t, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+				f = t;
+			mine = f == t;
+		}
+		if (mine && enter && self == spy_start_addr)
 			__atomic_fetch_add(&starts, 1, __ATOMIC_RELAXED);
-		if (enter && self == spy_stop_addr)
+		else if (mine && enter == !at_exit && self == (at_exit ? spy_start_addr : spy_stop_addr))
 			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED);
-		else if (!enter && !spy_cfg.stop && self == spy_start_addr)
-			__atomic_fetch_add(&stops, 1, __ATOMIC_RELAXED); /* START alone: while it runs */
-		rec = rec &&
+		rec = rec && mine &&
 		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
 		if (spy_watch == GMON_WATCH_CALLS)
 			spy_samp_call_hook(t, self, enter, rec);
@@ -291,28 +309,24 @@ SPY_EXPORT void spy_flush(void)
 	pthread_mutex_unlock(&spy_lock);
 }
 
-int spy_recording(void)
+int spy_recording(const struct spy_thread *t)
 {
 	uint64_t w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
 
 	if (!(w & SPY_CTL_ON))
 		return 0;
-	if (w & SPY_CTL_WATCH)
+	if (w & SPY_CTL_WATCH) {
+		if (spy_cfg.start_thread && __atomic_load_n(&followed, __ATOMIC_ACQUIRE) != t)
+			return 0;
 		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
+	}
 	return 1;
 }
 
 SPY_EXPORT int spy_enabled(void)
 {
-	uint64_t w;
-
 	spy_init();
-	w = __atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE);
-	if (!(w & SPY_CTL_ON))
-		return 0;
-	if (w & SPY_CTL_WATCH)
-		return __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
-	return 1;
+	return spy_recording(spy_tls_thread);
 }
 
 SPY_EXPORT int spy_dump(const char *path)
@@ -327,12 +341,15 @@ static void ready_message(void)
 	struct rusage ru;
 	struct tm tm;
 	time_t now = time(NULL);
-	long cpu_ms;
+	long cpu_us, cpu_ms;
 
 	if (getrusage(RUSAGE_SELF, &ru) || !localtime_r(&now, &tm))
 		return;
-	cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
-		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	/* less the start-up calibration, which is the profiler's */
+	cpu_us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
+		 ru.ru_stime.tv_usec;
+	cpu_us -= cpu_us > (long)(spy_calib_cpu_ns / 1000u) ? (long)(spy_calib_cpu_ns / 1000u) : cpu_us;
+	cpu_ms = cpu_us / 1000;
 	spy_warn("r %02d:%02d:%02d %ld.%03ld cpu %ld faults (%ld major)", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
 }

@@ -89,9 +89,9 @@ static const char *out_problem(const char *v, int *has_pid)
 	return NULL;
 }
 
-static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",  "SPYRT_START",
-				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY", "SPYRT_WATCH",
-				     "SPYRT_HZ",   "SPYRT_DIVISOR", NULL };
+static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",         "SPYRT_START",
+				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY",        "SPYRT_WATCH",
+				     "SPYRT_HZ",   "SPYRT_DIVISOR", "SPYRT_START_THREAD", NULL };
 
 /* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
 static const char *const watch_names[] = {
@@ -211,6 +211,12 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	}
 	cfg->start = name_var(env, "SPYRT_START");
 	cfg->stop = name_var(env, "SPYRT_STOP");
+	cfg->start_thread = bool_var(env, "SPYRT_START_THREAD", 0);
+	if (cfg->start_thread && !cfg->start) {
+		spy_warn("spy: SPYRT_START_THREAD='%s' without SPYRT_START has no thread to follow; using 0",
+			 env_get(env, "SPYRT_START_THREAD"));
+		cfg->start_thread = 0;
+	}
 	cfg->off = bool_var(env, "SPYRT_OFF", 0);
 	cfg->ready = bool_var(env, "SPYRT_READY", 0);
 	v = env_get(env, "SPYRT_WATCH");

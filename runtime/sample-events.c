@@ -66,7 +66,7 @@ void spy_samp_alloc(uint64_t bytes, uint64_t pc)
 	}
 	s = &t->samp;
 	c0 = spy_cycles();
-	if (t->busy || !s->active || !spy_recording() || !spy_samp_lock(t))
+	if (t->busy || !s->active || !spy_recording(t) || !spy_samp_lock(t))
 		return;
 	s->allocs++;
 	s->alloc_bytes += bytes;

@@ -96,6 +96,7 @@ struct gmon_sampling *spy_samp_totals(void)
 	if (!getrusage(RUSAGE_SELF, &ru)) {
 		g->cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
 			    ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+		g->cpu_ns -= g->cpu_ns > spy_calib_cpu_ns ? spy_calib_cpu_ns : g->cpu_ns; /* the profiler's */
 		g->faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
 	}
 	if (!g->target || !g->start || !g->stop) {

@@ -22,7 +22,7 @@ static void record_waiting(struct spy_thread *t, uint64_t n)
 		__atomic_fetch_add(&s->dropped, n, __ATOMIC_RELAXED);
 		return;
 	}
-	if (!spy_recording()) {
+	if (!spy_recording(t)) {
 		s->skipped += n;
 		goto out;
 	}

@@ -320,7 +320,7 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	s->missed += missed;
-	if (!spy_recording()) {
+	if (!spy_recording(t)) {
 		s->skipped += 1 + missed;
 		spy_samp_unlock(s);
 		goto out;

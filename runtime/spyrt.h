@@ -489,6 +489,7 @@ struct spy_config {
 	uint32_t mode;      /* SPYRT_MODE */
 	uint32_t arcs;      /* SPYRT_ARCS */
 	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
+	int start_thread;   /* SPYRT_START_THREAD: record only the thread that hit START first */
 	int off;            /* SPYRT_OFF */
 	int ready;          /* SPYRT_READY */
 	uint32_t watch;     /* SPYRT_WATCH: enum gmon_watch */
@@ -522,6 +523,7 @@ extern int spy_ready;            /* spy_init() has run */
 extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
 extern int spy_forked;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
+extern uint64_t spy_calib_cpu_ns; /* CPU time of the start-up calibration: not the program's */
 extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
 
@@ -534,8 +536,8 @@ extern int spy_may_init; /* a constructor has reached the runtime */
 int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter);
 /* Store a new control word and mark every thread stale. Caller holds spy_lock. */
 void spy_ctl_set(uint64_t w);
-/* Recording now (spy_enabled without set-up): async-signal-safe. */
-int spy_recording(void);
+/* Recording now in thread t (spy_enabled without set-up): async-signal-safe. */
+int spy_recording(const struct spy_thread *t);
 /* Remember the first problem (reported once at the end). Not for the hot path. */
 void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char spy_first_error[256];
@@ -565,7 +567,14 @@ static inline uint64_t spy_cycles(void)
 }
 
 uint64_t spy_now_ns(int clock); /* CLOCK_* in ns */
-uint64_t spy_tsc_hz(void);      /* calibrated against CLOCK_MONOTONIC */
+/* The time stamps' rate: stated by the hardware or the kernel, else measured against CLOCK_MONOTONIC
+ * since start-up (never by waiting); how it was obtained goes into *hdr_flags' TSC source bits. */
+uint64_t spy_tsc_hz(uint32_t *hdr_flags);
+/* The rate CPUID leaf 0x15 states (0: none): den and num from EAX and EBX, the crystal's Hz from ECX,
+ * leaf 0x16's base MHz for a crystal not stated. */
+uint64_t spy_tsc_hz_cpuid15(uint32_t den, uint32_t num, uint32_t crystal_hz, uint32_t base_mhz);
+/* The rate a perf_event mmap page's time_mult and time_shift state (0: none). */
+uint64_t spy_tsc_hz_perf(uint32_t mult, uint16_t shift);
 void spy_tsc_pair(uint64_t *tsc, uint64_t *mono_ns);
 int spy_tsc_invariant(void);
 

@@ -378,8 +378,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		h->flags |= GMON_HDR_OFFCPU_NONE;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
-	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
-	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
+	/* only time mode has cycles to convert */
+	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz(&h->flags) : 0;
 	h->hook_out_mcyc = spy_hook_out_mcyc;
 	h->hook_in_mcyc = spy_hook_in_mcyc;
 	if (spy_arc_hooks_only()) {

@@ -47,6 +47,32 @@ static void print_offcpu(FILE *f, const struct prof *p)
 			p->spy.nthreads);
 }
 
+/* How the time stamps' rate was obtained; a rate measured over a short run is rough. */
+static const char *tsc_source(const struct gmon_header *h)
+{
+	static char buf[96];
+	double s = h->end_ns > h->start_ns ? (double)(h->end_ns - h->start_ns) / 1e9 : 0;
+
+	switch ((h->flags & GMON_HDR_TSC_SOURCE_MASK) >> GMON_HDR_TSC_SOURCE_SHIFT) {
+	case GMON_TSC_MEASURED:
+		snprintf(buf, sizeof(buf), ", measured against CLOCK_MONOTONIC over %.6f seconds%s", s,
+			 s < 0.01 ? ": rough" : "");
+		return buf;
+	case GMON_TSC_CPUID:
+		return ", from CPUID leaf 0x15";
+	case GMON_TSC_HYPERVISOR:
+		return ", from the hypervisor (CPUID leaf 0x40000010)";
+	case GMON_TSC_SYSFS:
+		return ", from sysfs tsc_freq_khz";
+	case GMON_TSC_PERF:
+		return ", from the kernel (perf_event page)";
+	case GMON_TSC_ARCH:
+		return ", from CNTFRQ_EL0";
+	default:
+		return "";
+	}
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -58,8 +84,8 @@ void print_header(FILE *f, const struct prof *p)
 	fprintf(f, "duration: %.6f seconds\n", p->duration_s);
 	fprintf(f, "mode: %s", gmon_mode_name(h->mode));
 	if (h->tsc_hz)
-		fprintf(f, " (time stamps at %llu Hz%s)", (unsigned long long)h->tsc_hz,
-			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "");
+		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
+			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "", tsc_source(h));
 	fputc('\n', f);
 	fprintf(f, "threads: %u\n", p->spy.nthreads);
 	print_offcpu(f, p);
