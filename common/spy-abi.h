@@ -8,8 +8,10 @@
 /* Bumped whenever a record layout, a hook's meaning or the inserted code's needs change.
  * 3: the counter as one asm statement (__spy_counts_slow_all), hooks without the guard.
  * 4: C++ catch handlers call __spy_catch; no exit hook on the way an exception leaves;
- *    mode=arcs inserts __spy_arc alone. */
-#define SPY_ABI_VERSION 4
+ *    mode=arcs inserts __spy_arc alone.
+ * 5: mode time's hooks take the CFA (__spy_entry, __spy_leave); __spy_tail before each tail call
+ *    in place of an exit hook, in modes time and arcs. */
+#define SPY_ABI_VERSION 5
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
@@ -106,6 +108,24 @@ struct spy_func {
 #else
 #define SPY_ARC_HOOK 0
 #endif
+/*
+ * ABI 5, mode time (and mode arcs where there is no __spy_arc): __spy_entry(self, call_site, cfa)
+ * and __spy_leave(self, cfa) in place of __spy_enter and __spy_exit, with the function's canonical
+ * frame address (__builtin_dwarf_cfa()). A frame is known by the slot of its return address, below
+ * the CFA: a call from the same frame after a longjmp reuses the slot whatever the callee's
+ * prologue, and a tail call keeps it.
+ */
+#define SPY_ENTRY_SYMBOL "__spy_entry"
+#define SPY_LEAVE_SYMBOL "__spy_leave"
+/*
+ * ABI 5, modes time and arcs: __spy_tail(self, callee, cfa) right before each call that becomes a
+ * jump (a tail call), where ABI 4 had an exit hook. callee is the address jumped to (the function
+ * pointer's value for an indirect call), the hook's return address a call site in self. The call
+ * stays a jump; the runtime counts callee's entry (same cfa, same self) as a call from self at
+ * that site and ends self's call when callee's ends. A tail call into code without hooks ends
+ * self's call at the next hook that finds its frame gone.
+ */
+#define SPY_TAIL_SYMBOL "__spy_tail"
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"
 #define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
 
@@ -123,6 +143,9 @@ void __spy_enter(void *self, void *call_site);
 void __spy_exit(void *self);
 void __spy_catch(void);
 void __spy_arc(void *self, void *cfa);
+void __spy_entry(void *self, void *call_site, void *cfa);
+void __spy_leave(void *self, void *cfa);
+void __spy_tail(void *self, void *callee, void *cfa);
 /* Called by a constructor in every instrumented translation unit with its
  * module's record array, so a module may register several times: the runtime
  * keeps the first and ignores repeats of the same begin. */
