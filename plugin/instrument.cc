@@ -80,11 +80,12 @@ void spy_build_decls(void)
 	spy_enter_decl = spy_runtime_fn(SPY_ENTRY_SYMBOL,
 					build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
 								 ptr_type_node, NULL_TREE));
-	spy_exit_decl = spy_runtime_fn(SPY_LEAVE_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
-										   ptr_type_node, NULL_TREE));
-	spy_tail_decl =
-		spy_runtime_fn(SPY_TAIL_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
-									 ptr_type_node, ptr_type_node, NULL_TREE));
+	spy_exit_decl =
+		spy_runtime_fn(SPY_LEAVE_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									  ptr_type_node, NULL_TREE));
+	spy_tail_decl = spy_runtime_fn(SPY_TAIL_SYMBOL,
+				       build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
+								ptr_type_node, NULL_TREE));
 	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
 	spy_catch_decl =
 		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
@@ -203,12 +204,23 @@ static gimple_seq spy_exit_call(tree fn, location_t loc)
 /* "__spy_tail (&fn, callee, __builtin_dwarf_cfa ());" before the tail call t: the call stays a
  * jump, and fn stays the caller of what it jumps to until that returns (ABI 5). callee is the
  * address called, direct or not; the hook's own return address is the call site in fn. */
+/* A built-in or internal function: it may expand inline, so the "tail call" is no jump; and it has
+ * no hooks, so nothing is counted from fn through it. */
+static bool spy_tail_builtin(gimple *t)
+{
+	tree decl = gimple_call_fndecl(t);
+
+	return gimple_call_internal_p(t) || (decl && fndecl_built_in_p(decl));
+}
+
 static gimple_seq spy_tail_call(tree fn, gimple *t, location_t loc)
 {
 	gimple_seq seq = NULL;
 	tree callee = gimple_call_fn(t), p, cfa;
 	gcall *call;
 
+	if (spy_tail_builtin(t))
+		return spy_exit_call(fn, loc);
 	if (!callee || TREE_CODE(callee) == OBJ_TYPE_REF)
 		callee = callee ? OBJ_TYPE_REF_EXPR(callee) : null_pointer_node;
 	p = make_ssa_name(ptr_type_node);
@@ -641,6 +653,8 @@ static void spy_insert_arc_tails(function *fun)
 			gimple_call_set_tail(as_a<gcall *>(t), false);
 			continue;
 		}
+		if (spy_tail_builtin(t))
+			continue;
 		spy_insert_hook(gimple_bb(t), t, spy_tail_call(fun->decl, t, gimple_location(t)));
 	}
 }

@@ -441,8 +441,8 @@ slow:
 
 /* An exit whose frame is not on top, or was reached by a tail call (then at key lo; lo = sp for code
  * of ABI 4 and older): ending it ends its tail callers, the frames of its slot below it. */
-static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp,
-						uint64_t lo, uint64_t now)
+static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t lo,
+						uint64_t now)
 {
 	struct spy_frame *top;
 	int recording = 1;
@@ -566,6 +566,13 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 	uint64_t s = (uint64_t)(uintptr_t)self, slot = (uint64_t)(uintptr_t)cfa - 8;
 	uint64_t site = (uint64_t)(uintptr_t)__builtin_return_address(0);
 
+	if (!spy_hooked((uint64_t)(uintptr_t)callee)) {
+		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
+		 * frame of __spy_arc's ends at the next call from its caller */
+		if (t->held || !spy_key_lazy(t->stack[t->depth - 1].sp))
+			exit_hook(s, slot, slot - 2);
+		return;
+	}
 	if (likely(!t->held)) {
 		struct spy_frame *top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 

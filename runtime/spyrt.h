@@ -423,6 +423,8 @@ extern int spy_timed_units;       /* a unit with exit hooks registered: times ca
 uint32_t spy_written_mode(void);
 /* The only hooks that ran were __spy_arc's: code built with mode=arcs, none with exit hooks. */
 int spy_arc_hooks_only(void);
+/* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
+int spy_hooked(uint64_t addr);
 
 /* ---- modules.c ---- */
 

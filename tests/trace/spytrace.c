@@ -455,6 +455,17 @@ EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 	unsigned i = t->depth;
 	while (i && t->stack[i - 1].cfa < key)
 		i--;
+	if (!lookup((uintptr_t)callee)) {
+		/* code without hooks (no record, never entered): it returns unseen, so the call ends
+		 * here; a frame of __spy_arc's is dropped by a later call */
+		if (i && t->stack[i - 1].id == id && t->stack[i - 1].lazy) {
+			t->guard = 0;
+			return;
+		}
+		t->guard = 0;
+		__spy_leave(self, cfa);
+		return;
+	}
 	if (i && t->stack[i - 1].id == id && t->stack[i - 1].cfa == key) {
 		t->stack[i - 1].tail = (uintptr_t)callee;
 		t->stack[i - 1].tail_site = (uintptr_t)__builtin_return_address(0);
