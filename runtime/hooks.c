@@ -564,50 +564,33 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 {
 	struct spy_thread *t = spy_tls_thread;
 	uint64_t s = (uint64_t)(uintptr_t)self, slot = (uint64_t)(uintptr_t)cfa - 8;
-	uint64_t site = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	uint64_t c = (uint64_t)(uintptr_t)callee, site = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	struct spy_frame *top;
 
-	if (!spy_hooked((uint64_t)(uintptr_t)callee)) {
-		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
-		 * frame of __spy_arc's ends at the next call from its caller */
-		if (t->held || !spy_key_lazy(t->stack[t->depth - 1].sp))
+	if (unlikely(t->held)) {
+		/* the idle thread (count mode), a signal handler's hook inside one */
+		if (t->busy)
+			return;
+		top = t == &spy_unattached ? NULL : t->stack + t->depth - 1;
+		if (spy_hooked(c))
+			tail_slow(t, s, c, slot, site);
+		else if (!top || !spy_key_lazy(top->sp))
 			exit_hook(s, slot, slot - 2);
 		return;
 	}
-	if (likely(!t->held)) {
-		struct spy_frame *top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
-
-		if (likely(top->self == s && key_slot(top->sp) == slot)) {
-			tail_mark(top, (uint64_t)(uintptr_t)callee, site);
-			return;
-		}
-	}
-	tail_slow(t, s, (uint64_t)(uintptr_t)callee, slot, site);
-}
-
-/*
- * A C++ handler has caught an exception (code of ABI 4 calls this right after
- * __cxa_begin_catch): the frames below the catching function's stack pointer are
- * the calls the exception unwound, and they end now, as exits (not abandoned: this
- * is where they ended, give or take their destructors, which ran before). Frames
- * not pushed for a full stack were deeper still, so they are gone too, unless the
- * catcher is one of them.
- */
-SPY_EXPORT void __spy_catch(void)
-{
-	struct spy_thread *t = spy_tls_thread;
-	uint64_t sp = caller_sp(), now;
-
-	/* no frames yet; the idle thread (count mode); a signal handler's catch inside a hook */
-	if (t == &spy_unattached || t->busy)
+	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
+	if (!spy_hooked(c)) {
+		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
+		 * frame of __spy_arc's ends at the next call from its caller */
+		if (!spy_key_lazy(top->sp))
+			exit_hook(s, slot, slot - 2);
 		return;
-	t->busy = 1;
-	barrier();
-	now = t->timed ? spy_cycles() : 0;
-	end_below(t, sp, now, 0);
-	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
-		t->overflow = 0;
-	barrier();
-	t->busy = 0;
+	}
+	if (likely(top->self == s && key_slot(top->sp) == slot)) {
+		tail_mark(top, c, site);
+		return;
+	}
+	tail_slow(t, s, c, slot, site);
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */
