@@ -16,8 +16,8 @@
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
 	SPY_MODE_COUNT = 0, /* add-one counter only */
-	SPY_MODE_ARCS = 1,  /* counter and __spy_arc only (ABI 4; entry and exit hooks before) */
-	SPY_MODE_TIME = 2,  /* counter, entry, exit and catch hooks */
+	SPY_MODE_ARCS = 1,  /* counter and __spy_arc (ABI 4; entry and exit hooks before), __spy_tail (5) */
+	SPY_MODE_TIME = 2,  /* counter, entry, exit, catch hooks, and tail hooks (ABI 5) */
 };
 
 /* The third argument of __spy_register_unit: ABI version and plugin mode. */
@@ -80,8 +80,9 @@ struct spy_func {
 #define SPY_COUNTS_SLOW_SYMBOL "__spy_counts_slow"
 #define SPY_COUNTS_SLOW_ALL_SYMBOL "__spy_counts_slow_all"
 
-/* The hooks (modes arcs and time). self is &fn, call_site is
- * __builtin_return_address(0) of the instrumented function, as mcount gets. */
+/* The hooks of mode time until ABI 4 (the runtime still takes them): self is &fn, call_site is
+ * __builtin_return_address(0) of the instrumented function, as mcount gets; the frame is known by
+ * the function's stack pointer at the hook. */
 #define SPY_ENTER_SYMBOL "__spy_enter"
 /* int, defined by the runtime: code of ABI 2 guards each hook call by "if (__spy_hooks)",
  * and the runtime clears it for SPYRT_MODE=count. Code of ABI 3 calls the hooks unguarded
