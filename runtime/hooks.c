@@ -593,6 +593,32 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 	tail_slow(t, s, c, slot, site);
 }
 
+/*
+ * A C++ handler has caught an exception (code of ABI 4 calls this right after
+ * __cxa_begin_catch): the frames below the catching function's stack pointer are
+ * the calls the exception unwound, and they end now, as exits (not abandoned: this
+ * is where they ended, give or take their destructors, which ran before). Frames
+ * not pushed for a full stack were deeper still, so they are gone too, unless the
+ * catcher is one of them.
+ */
+SPY_EXPORT void __spy_catch(void)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t sp = caller_sp(), now;
+
+	/* no frames yet; the idle thread (count mode); a signal handler's catch inside a hook */
+	if (t == &spy_unattached || t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	now = t->timed ? spy_cycles() : 0;
+	end_below(t, sp, now, 0);
+	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
+		t->overflow = 0;
+	barrier();
+	t->busy = 0;
+}
+
 /* ---- calibration: what one instrumented call costs the hooks ---- */
 
 static __attribute__((noinline, noipa)) void spy_calib_dummy(void)
