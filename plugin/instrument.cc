@@ -223,6 +223,9 @@ static gimple_seq spy_tail_call(tree fn, gimple *t, location_t loc)
 		return spy_exit_call(fn, loc);
 	if (!callee || TREE_CODE(callee) == OBJ_TYPE_REF)
 		callee = callee ? OBJ_TYPE_REF_EXPR(callee) : null_pointer_node;
+	/* a nested function's address, as its own hooks take it: no trampoline */
+	if (TREE_CODE(callee) == ADDR_EXPR && TREE_CODE(TREE_OPERAND(callee, 0)) == FUNCTION_DECL)
+		callee = spy_self(TREE_OPERAND(callee, 0));
 	p = make_ssa_name(ptr_type_node);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(p, NOP_EXPR, unshare_expr(callee)));
 	cfa = spy_cfa(&seq);
