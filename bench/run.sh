@@ -33,11 +33,13 @@ $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=count "$here/bench.c" $spy_
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=arcs "$here/bench.c" $spy_static -o spy-arcs
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_static -o spy-hooks
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" $spy_shared -o spy-hooks-so
-# the floor of the hook calls: the same instrumented code with __spy_enter/__spy_exit emptied
-printf '%s\n' 'void __spy_enter(void *s, void *c) { (void)s; (void)c; __asm__ volatile(""); }' \
-	'void __spy_exit(void *s) { (void)s; __asm__ volatile(""); }' >empty-hooks.c
+# the floor of the hook calls: the same instrumented code with the hooks of mode time (ABI 5:
+# __spy_entry, __spy_leave, __spy_tail) emptied
+printf '%s\n' 'void __spy_entry(void *s, void *c, void *f) { (void)s; (void)c; (void)f; __asm__ volatile(""); }' \
+	'void __spy_leave(void *s, void *f) { (void)s; (void)f; __asm__ volatile(""); }' \
+	'void __spy_tail(void *s, void *c, void *f) { (void)s; (void)c; (void)f; __asm__ volatile(""); }' >empty-hooks.c
 $CC $O -c empty-hooks.c -o empty-hooks.o
-objcopy -W __spy_enter -W __spy_exit "$rtlib/libspyrt.a" libspyrt-weak.a
+objcopy -W __spy_entry -W __spy_leave -W __spy_tail "$rtlib/libspyrt.a" libspyrt-weak.a
 $CC $O -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" empty-hooks.o libspyrt-weak.a \
 	-lpthread -ldl -lz -o spy-empty
 $CC $O -I"$src/runtime" -I"$src/common" "$here/mem.c" $spy_static -o mem

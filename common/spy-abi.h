@@ -10,14 +10,16 @@
  * 4: C++ catch handlers call __spy_catch; no exit hook on the way an exception leaves;
  *    mode=arcs inserts __spy_arc alone.
  * 5: the counter names the slab pointer SPY_COUNTS_SYMBOL, __spy_counts_in_libspyrt, so that
- *    an instrumented object linked without libspyrt fails naming it. */
+ *    an instrumented object linked without libspyrt fails naming it; mode time's hooks take the
+ *    CFA (__spy_entry, __spy_leave); __spy_tail before each tail call in place of an exit hook, in
+ *    modes time and arcs. */
 #define SPY_ABI_VERSION 5
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
 	SPY_MODE_COUNT = 0, /* add-one counter only */
-	SPY_MODE_ARCS = 1,  /* counter and __spy_arc only (ABI 4; entry and exit hooks before) */
-	SPY_MODE_TIME = 2,  /* counter, entry, exit and catch hooks */
+	SPY_MODE_ARCS = 1,  /* counter and __spy_arc (ABI 4; entry and exit hooks before), __spy_tail (5) */
+	SPY_MODE_TIME = 2,  /* counter, entry, exit, catch hooks, and tail hooks (ABI 5) */
 };
 
 /* The third argument of __spy_register_unit: ABI version and plugin mode. */
@@ -85,8 +87,9 @@ struct spy_func {
 #define SPY_COUNTS_SLOW_SYMBOL "__spy_counts_slow"
 #define SPY_COUNTS_SLOW_ALL_SYMBOL "__spy_counts_slow_all"
 
-/* The hooks (modes arcs and time). self is &fn, call_site is
- * __builtin_return_address(0) of the instrumented function, as mcount gets. */
+/* The hooks of mode time until ABI 4 (the runtime still takes them): self is &fn, call_site is
+ * __builtin_return_address(0) of the instrumented function, as mcount gets; the frame is known by
+ * the function's stack pointer at the hook. */
 #define SPY_ENTER_SYMBOL "__spy_enter"
 /* int, defined by the runtime: code of ABI 2 guards each hook call by "if (__spy_hooks)",
  * and the runtime clears it for SPYRT_MODE=count. Code of ABI 3 calls the hooks unguarded
@@ -113,6 +116,24 @@ struct spy_func {
 #else
 #define SPY_ARC_HOOK 0
 #endif
+/*
+ * ABI 5, mode time (and mode arcs where there is no __spy_arc): __spy_entry(self, call_site, cfa)
+ * and __spy_leave(self, cfa) in place of __spy_enter and __spy_exit, with the function's canonical
+ * frame address (__builtin_dwarf_cfa()). A frame is known by the slot of its return address, below
+ * the CFA: a call from the same frame after a longjmp reuses the slot whatever the callee's
+ * prologue, and a tail call keeps it.
+ */
+#define SPY_ENTRY_SYMBOL "__spy_entry"
+#define SPY_LEAVE_SYMBOL "__spy_leave"
+/*
+ * ABI 5, modes time and arcs: __spy_tail(self, callee, cfa) right before each call that becomes a
+ * jump (a tail call), where ABI 4 had an exit hook. callee is the address jumped to (the function
+ * pointer's value for an indirect call), the hook's return address a call site in self. The call
+ * stays a jump; the runtime counts callee's entry (same cfa, same self) as a call from self at
+ * that site and ends self's call when callee's ends. A tail call into code without hooks ends
+ * self's call at the next hook that finds its frame gone.
+ */
+#define SPY_TAIL_SYMBOL "__spy_tail"
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"
 #define SPY_UNREGISTER_SYMBOL "__spy_unregister_unit"
 
@@ -130,6 +151,9 @@ void __spy_enter(void *self, void *call_site);
 void __spy_exit(void *self);
 void __spy_catch(void);
 void __spy_arc(void *self, void *cfa);
+void __spy_entry(void *self, void *call_site, void *cfa);
+void __spy_leave(void *self, void *cfa);
+void __spy_tail(void *self, void *callee, void *cfa);
 /* Called by a constructor in every instrumented translation unit with its
  * module's record array, so a module may register several times: the runtime
  * keeps the first and ignores repeats of the same begin. */

@@ -1,7 +1,7 @@
 /* The plugin's pass (before "optimized", once per emitted body): it inserts
- * the add-one counter and the entry hook, the exit hook before every return
- * and tail call and the catch hook after every C++ catch, and emits the
- * function's record into the spy_funcs section. */
+ * the add-one counter and the entry hook, the exit hook before every return,
+ * the tail hook before every tail call and the catch hook after every C++
+ * catch, and emits the function's record into the spy_funcs section. */
 #include "gcc-common.h"
 #include "spyinstr.h"
 #include "spy-abi.h"
@@ -18,6 +18,7 @@ static tree spy_exit_decl;
 static tree spy_slow_decl;
 static tree spy_catch_decl;
 static tree spy_arc_decl;
+static tree spy_tail_decl;
 static tree spy_counts_decl;
 static tree spy_register_decl;
 static tree spy_unregister_decl;
@@ -30,6 +31,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_arc_decl, 1, sizeof(spy_arc_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_tail_decl, 1, sizeof(spy_tail_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_counts_decl, 1, sizeof(spy_counts_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_register_decl, 1, sizeof(spy_register_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_unregister_decl, 1, sizeof(spy_unregister_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -73,11 +75,17 @@ void spy_build_decls(void)
 	if (spy_enter_decl)
 		return;
 	u64p = build_pointer_type(uint64_type_node);
-	spy_enter_decl =
-		spy_runtime_fn(SPY_ENTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+	/* ABI 5: the hooks of mode time take the function's CFA, so that the runtime keys its frame by
+	 * the slot of its return address, which a tail call keeps and a sibling call reuses */
+	spy_enter_decl = spy_runtime_fn(SPY_ENTRY_SYMBOL,
+					build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
+								 ptr_type_node, NULL_TREE));
+	spy_exit_decl =
+		spy_runtime_fn(SPY_LEAVE_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
 									  ptr_type_node, NULL_TREE));
-	spy_exit_decl = spy_runtime_fn(SPY_EXIT_SYMBOL,
-				       build_function_type_list(void_type_node, ptr_type_node, NULL_TREE));
+	spy_tail_decl = spy_runtime_fn(SPY_TAIL_SYMBOL,
+				       build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
+								ptr_type_node, NULL_TREE));
 	spy_slow_decl = spy_runtime_fn(SPY_COUNTS_SLOW_SYMBOL, build_function_type_list(u64p, NULL_TREE));
 	spy_catch_decl =
 		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
@@ -169,13 +177,62 @@ static tree spy_self(tree fn)
 	return addr;
 }
 
-/* "__spy_exit (&fn);" */
+/* "cfa = __builtin_dwarf_cfa ();" added to seq: the function's canonical frame address, the
+ * same at every point of its body, and the same for a function it tail-calls. */
+static tree spy_cfa(gimple_seq *seq)
+{
+	tree cfa = make_ssa_name(ptr_type_node);
+	gcall *call = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
+
+	gimple_call_set_lhs(call, cfa);
+	gimple_seq_add_stmt(seq, call);
+	return cfa;
+}
+
+/* "__spy_leave (&fn, __builtin_dwarf_cfa ());" */
 static gimple_seq spy_exit_call(tree fn, location_t loc)
 {
-	gcall *call = gimple_build_call(spy_exit_decl, 1, spy_self(fn));
+	gimple_seq seq = NULL;
+	tree cfa = spy_cfa(&seq);
+	gcall *call = gimple_build_call(spy_exit_decl, 2, spy_self(fn), cfa);
 
 	gimple_set_location(call, loc);
-	return gimple_seq_alloc_with_stmt(call);
+	gimple_seq_add_stmt(&seq, call);
+	return seq;
+}
+
+/* "__spy_tail (&fn, callee, __builtin_dwarf_cfa ());" before the tail call t: the call stays a
+ * jump, and fn stays the caller of what it jumps to until that returns (ABI 5). callee is the
+ * address called, direct or not; the hook's own return address is the call site in fn. */
+/* A built-in or internal function: it may expand inline, so the "tail call" is no jump; and it has
+ * no hooks, so nothing is counted from fn through it. */
+static bool spy_tail_builtin(gimple *t)
+{
+	tree decl = gimple_call_fndecl(t);
+
+	return gimple_call_internal_p(t) || (decl && fndecl_built_in_p(decl));
+}
+
+static gimple_seq spy_tail_call(tree fn, gimple *t, location_t loc)
+{
+	gimple_seq seq = NULL;
+	tree callee = gimple_call_fn(t), p, cfa;
+	gcall *call;
+
+	if (spy_tail_builtin(t))
+		return spy_exit_call(fn, loc);
+	if (!callee || TREE_CODE(callee) == OBJ_TYPE_REF)
+		callee = callee ? OBJ_TYPE_REF_EXPR(callee) : null_pointer_node;
+	/* a nested function's address, as its own hooks take it: no trampoline */
+	if (TREE_CODE(callee) == ADDR_EXPR && TREE_CODE(TREE_OPERAND(callee, 0)) == FUNCTION_DECL)
+		callee = spy_self(TREE_OPERAND(callee, 0));
+	p = make_ssa_name(ptr_type_node);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(p, NOP_EXPR, unshare_expr(callee)));
+	cfa = spy_cfa(&seq);
+	call = gimple_build_call(spy_tail_decl, 3, spy_self(fn), p, cfa);
+	gimple_set_location(call, loc);
+	gimple_seq_add_stmt(&seq, call);
+	return seq;
 }
 
 /* Insert HOOK (a sequence) before stmt, or at the end of bb (which must end
@@ -457,7 +514,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 
 	switch (spy_scan_back(bb, ret, &call)) {
 	case SPY_SCAN_TAIL:
-		spy_insert_hook(gimple_bb(call), call, spy_exit_call(fn, loc));
+		spy_insert_hook(gimple_bb(call), call, spy_tail_call(fn, call, loc));
 		return;
 	case SPY_SCAN_REAL:
 		break;
@@ -467,7 +524,7 @@ static void spy_insert_exit(function *fun, basic_block bb, greturn *ret)
 		if (tails.is_empty())
 			break;
 		for (gimple *t : tails)
-			spy_insert_hook(gimple_bb(t), t, spy_exit_call(fn, loc));
+			spy_insert_hook(gimple_bb(t), t, spy_tail_call(fn, t, loc));
 		/* with plain paths too, those alone reach ret once the tail calls return on their own */
 		if (!plain.is_empty() && spy_detach_tails(bb, ret, tails))
 			break;
@@ -565,15 +622,44 @@ static void spy_insert_enter(function *fun, basic_block bb)
 		call = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
 		enter = gimple_build_call(spy_arc_decl, 2, spy_self(fun->decl), ra);
 	} else {
+		/* "__spy_entry (&fn, __builtin_return_address (0), __builtin_dwarf_cfa ());" */
 		call = gimple_build_call(builtin_decl_explicit(BUILT_IN_RETURN_ADDRESS), 1,
 					 integer_zero_node);
-		enter = gimple_build_call(spy_enter_decl, 2, spy_self(fun->decl), ra);
+		gimple_call_set_lhs(call, ra);
+		gimple_seq_add_stmt(&hook, call);
+		enter = gimple_build_call(spy_enter_decl, 3, spy_self(fun->decl), ra, spy_cfa(&hook));
+		gimple_seq_add_stmt(&hook, enter);
+		spy_insert_hook(bb, NULL, hook);
+		return;
 	}
 
 	gimple_call_set_lhs(call, ra);
 	gimple_seq_add_stmt(&hook, call);
 	gimple_seq_add_stmt(&hook, enter);
 	spy_insert_hook(bb, NULL, hook);
+}
+
+/* mode=arcs: "__spy_tail (...)" before every call that is to become a jump, which __spy_arc would
+ * otherwise take for a call from fn's own caller. */
+static void spy_insert_arc_tails(function *fun)
+{
+	auto_vec<gimple *> tails;
+	basic_block bb;
+
+	FOR_EACH_BB_FN(bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (is_gimple_call(gsi_stmt(gsi)) && gimple_call_tail_p(as_a<gcall *>(gsi_stmt(gsi))))
+				tails.safe_push(gsi_stmt(gsi));
+	/* Inserting while walking the blocks would disturb the walk. */
+	for (gimple *t : tails) {
+		if (!spy_sibcall_sure(as_a<gcall *>(t))) {
+			gimple_call_set_tail(as_a<gcall *>(t), false);
+			continue;
+		}
+		if (spy_tail_builtin(t))
+			continue;
+		spy_insert_hook(gimple_bb(t), t, spy_tail_call(fun->decl, t, gimple_location(t)));
+	}
 }
 
 /* The counter as the one asm statement of spy-abi.h, where the target allows it: x86-64 with
@@ -759,6 +845,8 @@ static unsigned int spy_instrument_execute(function *fun)
 	if (hooks && !spy_arc_hook_p()) {
 		spy_insert_exits(fun);
 		spy_insert_catches(fun);
+	} else if (hooks) {
+		spy_insert_arc_tails(fun);
 	}
 	slot = spy_make_slot(fun->decl);
 	spy_insert_entry(fun, slot, hooks);

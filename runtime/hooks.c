@@ -92,7 +92,19 @@ static inline void pop_frame(struct spy_thread *t, uint64_t now)
 
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 {
-	if (spy_key_lazy(t->stack[t->depth - 1].sp)) {
+	struct spy_frame *f = &t->stack[t->depth - 1];
+	uint64_t tail = f->tail;
+
+	if (unlikely(tail)) {
+		/* its tail call went where no hook runs: the call ended unseen, which is no loss */
+		f->tail = 0;
+		abandoned = 0;
+		if (tail & SPY_TAIL_LAZY) {
+			t->depth--;
+			return;
+		}
+	}
+	if (spy_key_lazy(f->sp)) {
 		t->depth--;
 		return;
 	}
@@ -143,6 +155,19 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
 }
 
+/*
+ * Keys of code of ABI 5 (spy-abi.h) derive from S, the slot of the function's return address:
+ * S for __spy_entry's frames, S|1 for __spy_arc's; a call reached by a tail call shares its tail
+ * caller's slot and sits just below it, at S - 2 (S - 1 for __spy_arc's), above anything it calls
+ * (at S - 15 or lower). A pending tail call of a frame of __spy_arc's clears its bit 0, so that
+ * __spy_arc's fast path stops there and leaves the callee's entry to the slow path.
+ * Older code's keys (stack pointers, 16-aligned) are their own slots here.
+ */
+static inline uint64_t key_slot(uint64_t key)
+{
+	return (key + 2) & ~(uint64_t)7;
+}
+
 /* End the frames whose key lies below limit: deeper than a live frame there, so gone. */
 static void end_below(struct spy_thread *t, uint64_t limit, uint64_t now, int abandoned)
 {
@@ -162,8 +187,10 @@ static uint32_t unwind_dead(struct spy_thread *t, uint64_t sp)
 	return t->depth;
 }
 
-/* An exit hook whose function is not the top frame. Returns 1 when the top frame is now its own. */
-static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t now, int recording)
+/* An exit hook whose function is not the top frame; its frame's key is sp, or lo when a tail call
+ * reached it (ABI 5; else lo = sp). Returns 1 when the top frame is now its own. */
+static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t lo, uint64_t now,
+			 int recording)
 {
 	uint32_t n = t->depth, i;
 
@@ -173,13 +200,13 @@ static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint6
 		return 0;
 	}
 	/* frames deeper than the exiting function cannot be alive */
-	end_below(t, sp, now, 1);
+	end_below(t, lo, now, 1);
 	n = t->depth;
 	/* its own frame, entered with a higher stack pointer (alloca) */
 	if (n && t->stack[n - 1].self == self)
 		return 1;
 	for (i = n; i > 0; i--)
-		if (t->stack[i - 1].self == self && t->stack[i - 1].sp == sp)
+		if (t->stack[i - 1].self == self && (t->stack[i - 1].sp == sp || t->stack[i - 1].sp == lo))
 			break;
 	if (i == 0) {
 		/* entered while not recording, or a signal handler's hook met the guard */
@@ -191,8 +218,62 @@ static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint6
 	return 1;
 }
 
+/*
+ * An entry at key sp found a frame at or below it on top: when the frame beneath the dead ones
+ * announced a tail call (__spy_tail) to this very function from the same slot, this is that call.
+ * It is counted from the tail caller at the tail call's site and pushed just below it (key_slot),
+ * to end it too when it returns. On a full stack (deep tail recursion) the callee takes its tail
+ * caller's place instead: that call ends now, its time cut short, and the frame counts as
+ * dropped. Returns 0 when this is no tail call.
+ */
+static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
+{
+	uint64_t slot = key_slot(sp), now = 0, key, caller, prev, site;
+	int lazy = spy_key_lazy(sp);
+	uint32_t n = t->depth, ai;
+	struct spy_frame *f;
+	struct spy_arc *a;
+
+	/* children of the tail caller that returned unseen (__spy_arc's) lie below slot - 2 */
+	while (n && t->stack[n - 1].sp < slot - 2)
+		n--;
+	if (!n)
+		return 0;
+	f = &t->stack[n - 1];
+	if ((f->tail & ~(SPY_TAIL_PENDING | SPY_TAIL_LAZY)) != self || key_slot(f->sp) != slot)
+		return 0;
+	if (t->timed)
+		now = spy_cycles();
+	end_below(t, slot - 2, now, 1);
+	n = t->depth;
+	if (f->tail & SPY_TAIL_LAZY)
+		f->sp |= 1;
+	f->tail = 0;
+	caller = f->self;
+	site = f->tail_site;
+	key = lazy ? slot - 1 : slot - 2;
+	ai = spy_arcs_find(&t->arcs, site, self);
+	a = &t->arcs.arc[ai];
+	prev = a->caller;
+	if (n >= t->stack_max) {
+		if (f->sp >= slot) /* the bottom of its chain: so is the callee */
+			key = lazy ? slot | 1 : slot;
+		spy_hooks_pop(t, now, 0);
+		t->dropped_frames++;
+		n--;
+	}
+	if (lazy)
+		push_frame_as(t, n, self, site, key, ai, 0, 0);
+	else
+		push_frame(t, n, self, site, key, ai, now);
+	/* the arc's caller is the tail caller, which push_frame_as saw only when it stays below */
+	if (a->caller != caller)
+		a->caller = a->count == 1 || prev == caller ? caller : GMON_CALLER_MANY;
+	return 1;
+}
+
 /* Everything the fast path of __spy_enter leaves to others: attaching the thread, control changes,
- * dead frames, a full stack, a new arc or a chain to walk. */
+ * dead frames, a tail call, a full stack, a new arc or a chain to walk. */
 static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
 						 uint64_t sp)
 {
@@ -209,8 +290,11 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 	if (t->off.base) /* off-CPU time before frames end here */
 		spy_offcpu_drain(t, UINT64_MAX);
 	n = t->depth;
-	if (n && t->stack[n - 1].sp <= sp)
+	if (n && t->stack[n - 1].sp <= sp) {
+		if (tail_enter(t, self, sp))
+			goto out;
 		n = unwind_dead(t, sp);
+	}
 	if (n >= t->stack_max) {
 		t->overflow++;
 		t->dropped_frames++;
@@ -272,10 +356,9 @@ static __attribute__((noinline)) void enter_timed(struct spy_thread *t, uint64_t
 	enter_as(t, s, cs, sp, 1);
 }
 
-SPY_EXPORT void __spy_enter(void *self, void *call_site)
+static inline __attribute__((always_inline)) void enter_hook(uint64_t s, uint64_t cs, uint64_t sp)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self, cs = (uint64_t)(uintptr_t)call_site;
 	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
@@ -287,6 +370,18 @@ SPY_EXPORT void __spy_enter(void *self, void *call_site)
 			return;
 		enter_slow(t, s, cs, sp);
 	}
+}
+
+/* Code of ABI 4 and older: the frame's key is the function's stack pointer at the hook. */
+SPY_EXPORT void __spy_enter(void *self, void *call_site)
+{
+	enter_hook((uint64_t)(uintptr_t)self, (uint64_t)(uintptr_t)call_site, caller_sp());
+}
+
+/* ABI 5: the key is the slot of the function's return address, below its CFA. */
+SPY_EXPORT void __spy_entry(void *self, void *call_site, void *cfa)
+{
+	enter_hook((uint64_t)(uintptr_t)self, (uint64_t)(uintptr_t)call_site, (uint64_t)(uintptr_t)cfa - 8);
 }
 
 /*
@@ -346,9 +441,12 @@ slow:
 	enter_slow(t, s, cs, key);
 }
 
-static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp,
+/* An exit whose frame is not on top, or was reached by a tail call (then at key lo; lo = sp for code
+ * of ABI 4 and older): ending it ends its tail callers, the frames of its slot below it. */
+static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t lo,
 						uint64_t now)
 {
+	struct spy_frame *top;
 	int recording = 1;
 
 	if (t == &spy_unattached) {
@@ -363,15 +461,19 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		recording = spy_ctl_sync(t, self, 0);
 	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
 		spy_offcpu_drain(t, now);
-	if ((t->depth && t->stack[t->depth - 1].self == self && t->stack[t->depth - 1].sp == sp) ||
-	    exit_mismatch(t, self, sp, now, recording))
+	top = &t->stack[t->depth - 1];
+	if ((t->depth && top->self == self && (top->sp == sp || top->sp == lo)) ||
+	    exit_mismatch(t, self, sp, lo, now, recording)) {
 		pop_frame(t, now);
+		while (lo != sp && t->depth && key_slot(t->stack[t->depth - 1].sp) == sp)
+			spy_hooks_pop(t, now, 0);
+	}
 	barrier();
 	t->busy = 0;
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
-							  int timed)
+							  uint64_t lo, int timed)
 {
 	/* first, so the hook's own work is not charged to the callee */
 	uint64_t now = timed ? spy_cycles() : 0;
@@ -379,28 +481,123 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 
 	/* mode time: a context switch since the last look goes to the slow path (offcpu.c) */
 	if (unlikely(top->self != s || top->sp != sp) || (timed && unlikely(spy_offcpu_pending(t))))
-		exit_slow(t, s, sp, now);
+		exit_slow(t, s, sp, lo, now);
 	else
 		pop_frame_as(t, now, timed);
 }
 
-SPY_EXPORT void __spy_exit(void *self)
+static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t sp = caller_sp(), s = (uint64_t)(uintptr_t)self;
 	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
-		exit_as(t, s, sp, 0);
+		exit_as(t, s, sp, lo, 0);
 	} else if (likely(gate == SPY_GATE_TIMED)) {
-		exit_as(t, s, sp, 1);
+		exit_as(t, s, sp, lo, 1);
 	} else {
 		uint64_t now = t->timed ? spy_cycles() : 0;
 
 		if (t->busy)
 			return;
-		exit_slow(t, s, sp, now);
+		exit_slow(t, s, sp, lo, now);
 	}
+}
+
+SPY_EXPORT void __spy_exit(void *self)
+{
+	uint64_t sp = caller_sp();
+
+	exit_hook((uint64_t)(uintptr_t)self, sp, sp);
+}
+
+SPY_EXPORT void __spy_leave(void *self, void *cfa)
+{
+	uint64_t slot = (uint64_t)(uintptr_t)cfa - 8;
+
+	exit_hook((uint64_t)(uintptr_t)self, slot, slot - 2);
+}
+
+/* Announce the tail call on frame f (its function's): see tail_enter. */
+static inline void tail_mark(struct spy_frame *f, uint64_t callee, uint64_t site)
+{
+	uint64_t lazy = spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY) ? SPY_TAIL_LAZY : 0;
+
+	f->tail_site = site;
+	f->tail = callee | SPY_TAIL_PENDING | lazy;
+	barrier();
+	f->sp &= ~(uint64_t)1;
+}
+
+static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t self, uint64_t callee,
+						uint64_t slot, uint64_t site)
+{
+	int recording = 1;
+	uint32_t n;
+
+	if (t == &spy_unattached || t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (t->stale)
+		recording = spy_ctl_sync(t, self, 0);
+	n = t->depth;
+	if (t->overflow && (n == 0 || slot < key_slot(t->stack[n - 1].sp))) {
+		/* its frame did not fit on the full stack: the tail call ends it, as an exit did */
+		t->overflow--;
+		goto out;
+	}
+	if (t->off.base) /* off-CPU time before frames end here */
+		spy_offcpu_drain(t, UINT64_MAX);
+	/* frames deeper than the tail caller cannot be alive */
+	end_below(t, slot - 2, t->timed ? spy_cycles() : 0, 1);
+	n = t->depth;
+	if (n && t->stack[n - 1].self == self && key_slot(t->stack[n - 1].sp) == slot)
+		tail_mark(&t->stack[n - 1], callee, site);
+	else
+		t->unmatched += (uint64_t)recording;
+out:
+	barrier();
+	t->busy = 0;
+}
+
+/*
+ * ABI 5: self is about to jump to callee (a tail call) from the frame of return-address slot
+ * cfa - 8. Its frame stays, marked, until callee's entry takes it for the tail call (tail_enter),
+ * or a later hook finds it gone (a callee without hooks). No time stamp: the callee's entry
+ * ends the caller's own time.
+ */
+SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
+{
+	struct spy_thread *t = spy_tls_thread;
+	uint64_t s = (uint64_t)(uintptr_t)self, slot = (uint64_t)(uintptr_t)cfa - 8;
+	uint64_t c = (uint64_t)(uintptr_t)callee, site = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	struct spy_frame *top;
+
+	if (unlikely(t->held)) {
+		/* the idle thread (count mode), a signal handler's hook inside one */
+		if (t->busy)
+			return;
+		top = t == &spy_unattached ? NULL : t->stack + t->depth - 1;
+		if (spy_hooked(c))
+			tail_slow(t, s, c, slot, site);
+		else if (!top || !spy_key_lazy(top->sp))
+			exit_hook(s, slot, slot - 2);
+		return;
+	}
+	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
+	if (!spy_hooked(c)) {
+		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
+		 * frame of __spy_arc's ends at the next call from its caller */
+		if (!spy_key_lazy(top->sp))
+			exit_hook(s, slot, slot - 2);
+		return;
+	}
+	if (likely(top->self == s && key_slot(top->sp) == slot)) {
+		tail_mark(top, c, site);
+		return;
+	}
+	tail_slow(t, s, c, slot, site);
 }
 
 /*
@@ -438,14 +635,15 @@ static __attribute__((noinline, noipa)) void spy_calib_dummy(void)
 	barrier();
 }
 
+/* the hooks of mode time as ABI 5 calls them */
 static __attribute__((noinline, noipa)) uint64_t calib_hooks(unsigned n)
 {
-	void *ra = __builtin_return_address(0);
+	void *ra = __builtin_return_address(0), *cfa = __builtin_dwarf_cfa();
 	uint64_t t0 = spy_cycles();
 
 	for (unsigned i = 0; i < n; i++) {
-		__spy_enter((void *)spy_calib_dummy, ra);
-		__spy_exit((void *)spy_calib_dummy);
+		__spy_entry((void *)spy_calib_dummy, ra, cfa);
+		__spy_leave((void *)spy_calib_dummy, cfa);
 	}
 	return spy_cycles() - t0;
 }

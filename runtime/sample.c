@@ -233,7 +233,8 @@ static int readable(uint64_t addr)
  * of code built with mode=arcs stay on the stack after they return, until a later call drops them:
  * one is dead when its return-address slot (its key, less bit 0) lies below sp, is no longer mapped
  * (a coroutine's stack, freed), or no longer holds its return address (a later call from its caller
- * wrote another). Caller holds the lock.
+ * wrote another). One reached by a tail call (key slot - 1, hooks.c) holds its chain's first call's
+ * return address, not its own call site: the slot's place alone tells. Caller holds the lock.
  */
 uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 {
@@ -248,8 +249,9 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 	if (!sp)
 		sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	while (d && spy_key_lazy(st[d - 1].sp) &&
-	       (st[d - 1].sp < sp || !readable(st[d - 1].sp - 1) ||
-		*(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site))
+	       (st[d - 1].sp < sp || !readable(st[d - 1].sp + 1) ||
+		((st[d - 1].sp & 7) == 1 &&
+		 *(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site)))
 		d--;
 	return spy_samp_copy(t, d, flags);
 }

@@ -284,8 +284,12 @@ struct spy_frame {
 	uint64_t entry;    /* time stamp at the end of the enter hook */
 	uint64_t children; /* inclusive cycles of completed callees */
 	uint32_t arc, func;
-	uint64_t pad[2]; /* 64 bytes: one cache line, and a shift to index */
+	/* a tail call pending (hooks.c): the callee's address | SPY_TAIL_PENDING (| SPY_TAIL_LAZY for
+	 * a frame of __spy_arc's), and the call site in this function; 0 on every other frame */
+	uint64_t tail, tail_site; /* 64 bytes: one cache line, and a shift to index */
 };
+#define SPY_TAIL_PENDING ((uint64_t)1 << 62)
+#define SPY_TAIL_LAZY ((uint64_t)1 << 63)
 
 /* A thread's data copied out of its tables: for the file, and what an exited thread leaves
  * behind (malloc'ed in thread.c). */
@@ -462,6 +466,8 @@ extern int spy_timed_units;       /* a unit with exit hooks registered: times ca
 uint32_t spy_written_mode(void);
 /* The only hooks that ran were __spy_arc's: code built with mode=arcs, none with exit hooks. */
 int spy_arc_hooks_only(void);
+/* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
+int spy_hooked(uint64_t addr);
 
 /* ---- modules.c ---- */
 

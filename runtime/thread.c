@@ -197,8 +197,9 @@ void spy_thread_reset(struct spy_thread *t)
 		f->arc = ai;
 		f->func = a->func;
 		f->children = 0;
-		/* not a frame of __spy_arc (key bit 0): it ends without an exit, and untimed */
-		if (t->timed && !spy_key_lazy(f->sp))
+		/* not a frame of __spy_arc (key bit 0, or a pending tail call's mark): it ends without
+		 * an exit, and untimed */
+		if (t->timed && !spy_key_lazy(f->sp) && !(f->tail & SPY_TAIL_LAZY))
 			t->arcs.fstat[f->func].depth++;
 	}
 	/* the open frames start again now, after the tables were emptied: clearing them (256 KiB,

@@ -41,6 +41,78 @@ static struct spy_unit *find_reopened(struct spy_func *begin, uint32_t n, uint32
 	return NULL;
 }
 
+/*
+ * The entries of every function registered with hooks, for __spy_tail to tell a tail call to code
+ * with hooks from one that returns unseen: open addressing, read without a lock. Word 0 holds the
+ * table's size in bits. It only grows, by a copy that replaces it (the old one stays, for readers
+ * that still hold it).
+ */
+static uint64_t *hooked_tab;
+static uint32_t hooked_nr;
+
+static uint32_t hooked_hash(uint64_t addr, uint32_t bits)
+{
+	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static void hooked_put(uint64_t *tab, uint64_t addr)
+{
+	uint32_t bits = (uint32_t)tab[0], mask = (1u << bits) - 1;
+
+	for (uint32_t i = hooked_hash(addr, bits);; i = (i + 1) & mask) {
+		if (tab[1 + i] == addr)
+			return;
+		if (!tab[1 + i]) {
+			__atomic_store_n(&tab[1 + i], addr, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+/* Under spy_lock. */
+static void hooked_add(uint64_t addr)
+{
+	uint64_t *old = hooked_tab;
+
+	if (!addr)
+		return;
+	if (!old || 2 * (hooked_nr + 1) > 1u << old[0]) {
+		uint32_t bits = old ? (uint32_t)old[0] + 1 : 10;
+		uint64_t *tab = bits <= 28 ? calloc(((size_t)1 << bits) + 1, sizeof(*tab)) : NULL;
+
+		if (!tab) {
+			spy_note_error("out of memory for the table of functions with hooks");
+			return;
+		}
+		tab[0] = bits;
+		for (uint32_t i = 0; old && i < 1u << old[0]; i++)
+			if (old[1 + i])
+				hooked_put(tab, old[1 + i]);
+		__atomic_store_n(&hooked_tab, tab, __ATOMIC_RELEASE);
+	}
+	hooked_put(hooked_tab, addr);
+	hooked_nr++;
+}
+
+int spy_hooked(uint64_t addr)
+{
+	const uint64_t *tab = __atomic_load_n(&hooked_tab, __ATOMIC_ACQUIRE);
+	uint32_t bits, mask;
+
+	if (!tab || !addr)
+		return 0;
+	bits = (uint32_t)tab[0];
+	mask = (1u << bits) - 1;
+	for (uint32_t i = hooked_hash(addr, bits);; i = (i + 1) & mask) {
+		uint64_t a = __atomic_load_n(&tab[1 + i], __ATOMIC_ACQUIRE);
+
+		if (a == addr)
+			return 1;
+		if (!a)
+			return 0;
+	}
+}
+
 static void watch_names(struct spy_unit *u)
 {
 	for (uint32_t i = 0; i < u->nfuncs; i++) {
@@ -120,6 +192,9 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	if (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_TIME ||
 	    (SPY_UNIT_TAG_MODE(tag) == SPY_MODE_ARCS && (SPY_UNIT_TAG_ABI(tag) < 4 || !SPY_ARC_HOOK)))
 		spy_timed_units = 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (begin[i].flags & SPY_FUNC_HOOKS)
+			hooked_add((uint64_t)(uintptr_t)begin[i].addr);
 	/* from here on the function counts in its own slot; other threads may be reading it */
 	for (uint32_t i = 0; i < n; i++)
 		if (begin[i].slot)

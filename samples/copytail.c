@@ -1,10 +1,10 @@
 /* copytail: a tail call whose struct result is copied into the returned variable ("D.1 = fail (D.2);
  * [tail call]  D.3 = D.1;"), the shape function splitting, identical-code folding and inlining leave
- * in jq's f_equal. The exit hook must come before the call, which stays a jump.
+ * in jq's f_equal. The tail hook must come before the call, which stays a jump.
  * f_eq and f_ne stay inlinable (the shape needs it) and are called through pointers.
  * Expected at every -O level: main 1, f_eq 4, f_ne 4, cmp 8, mk 4, fail 4, num 4.
- * Arcs: main->f_eq 4, main->f_ne 4, f_eq->cmp 4, f_ne->cmp 4, f_eq->mk 2, f_ne->mk 2; fail and num
- * from f_eq/f_ne at -O0/-O1 and from main (tail calls) from -O2 on. */
+ * Arcs: main->f_eq 4, main->f_ne 4, f_eq->cmp 4, f_ne->cmp 4, f_eq->mk 2, f_ne->mk 2, f_eq->fail 2,
+ * f_ne->fail 2, f_eq->num 2, f_ne->num 2 (tail calls from -O2 on, counted from their callers). */
 #include "sample.h"
 
 typedef struct {

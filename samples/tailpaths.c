@@ -1,11 +1,11 @@
 /* tailpaths: two tail-call shapes that once put the exit hook in the wrong place (found building jq).
  *   drop(): a tail call to release() followed by a block holding only the end-of-scope clobber of a
- *           local aggregate before the return; the hook must go before the tail call.
+ *           local aggregate before the return; the tail hook must go before the tail call.
  *   caller(): a tail call that needs stack arguments, which expand cannot make a jump: it must stay
  *           an ordinary call with the hook before the return, so callee's caller is caller.
  * Expected at every -O level: main 1, drop 3, kind 6, release 3, caller 1, callee 1; arcs main->drop 3,
- * drop->kind 6, caller->callee 1, main->caller 1, and at -O0/-O1 (no sibcalls) drop->release 3; from
- * -O2 on release is a jump from drop, so its caller is main. */
+ * drop->kind 6, caller->callee 1, main->caller 1, drop->release 3 (from -O2 on a jump, still
+ * counted from drop). */
 #include <stdlib.h>
 
 #include "sample.h"

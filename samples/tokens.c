@@ -1,10 +1,10 @@
 /* tokens: a tokenizer's shape, one return per case of a switch and one tail call among them, as in
  * expat's xmltok.c. The plugin gives the tail call a return of its own, so one exit hook serves all
- * the plain returns and the tail call stays a jump.
+ * the plain returns, and the tail call, after its tail hook, stays a jump.
  *   classify(c) for c = 0..4999: every value returned is checked against the source's switch;
  *   c % 10 == 9 goes on to escape() by a tail call (500 times), the rest return constants.
- * Expected at every -O level: main 1, classify 5000, escape 500; arcs main->classify 5000, and
- * classify->escape 500 at -O0/-O1 (no sibcalls), main->escape 500 from -O2 on (a jump). */
+ * Expected at every -O level: main 1, classify 5000, escape 500; arcs main->classify 5000,
+ * classify->escape 500 (from -O2 on a jump, counted from classify). */
 #include "sample.h"
 
 NOINL int escape(int c)

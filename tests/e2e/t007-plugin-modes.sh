@@ -50,7 +50,7 @@ unguarded() {
 	local rel
 	build_sample "$1" O2 "$T/$1-abi3" -fplugin-arg-spyinstr-mode=time || return 1
 	rel=$(objdump -d "$T/$1-abi3")
-	grep -q '__spy_enter' <<<"$rel" && grep -q '__spy_exit' <<<"$rel" && grep -q '__spy_counts_slow_all' <<<"$rel" ||
+	grep -q '__spy_entry' <<<"$rel" && grep -q '__spy_leave' <<<"$rel" && grep -q '__spy_counts_slow_all' <<<"$rel" ||
 		{ echo "no hook or no __spy_counts_slow_all call in $1"; return 1; }
 	if grep -qE '__spy_hooks|__spy_counts_slow[^_]' <<<"$rel"; then
 		echo "$1 still tests __spy_hooks or calls __spy_counts_slow:"

@@ -23,7 +23,7 @@ untouched() {
 		fi
 	done
 	body=$(awk '$2 == "<plain>:" { p = 1; next } p && NF == 0 { exit } p' "$prog.dis")
-	grep -q '__spy_enter' <<<"$body" || { echo "plain is not instrumented"; echo "$body"; return 1; }
+	grep -q '__spy_entry' <<<"$body" || { echo "plain is not instrumented"; echo "$body"; return 1; }
 }
 
 # not_recorded TRACE: no func line for a skipped function

@@ -64,8 +64,10 @@ struct module {
 
 struct frame {
 	uint32_t id;
-	int lazy; /* pushed by __spy_arc (mode=arcs): never exited, dropped by a later call */
+	int lazy;       /* pushed by __spy_arc (mode=arcs): never exited, dropped by a later call */
+	int tailcallee; /* reached by a tail call (ABI 5): its end ends the frame below too */
 	uintptr_t site, cfa;
+	uintptr_t tail, tail_site; /* __spy_tail announced a jump to tail from tail_site (0: none) */
 };
 
 struct arc {
@@ -314,17 +316,67 @@ static void arc_add(struct tstate *t, uint32_t caller, uint32_t callee, uintptr_
 /* An entry at frame key (the hook's CFA for __spy_enter, the return-address slot for __spy_arc). A
  * live caller's frame lies strictly above its callee's: anything at or below this frame was left
  * without an exit hook (longjmp, foreign unwinding) or, lazy, has no exit hook at all. */
+/* A frame's call ends (its function's exit, or the exit of a call it tail-called). */
+static void frame_end(struct tstate *t, struct frame *f)
+{
+	if (!f->lazy)
+		t->exits[f->id]++;
+}
+
+/* ABI 5: the entry of self at key is the tail call the frame at that key announced (children of
+ * it that returned unseen lie below key). The call counts from the tail caller at the tail call's
+ * site; the callee's frame goes above it, with the same key. With the stack full (deep tail
+ * recursion) the callee takes the top frame's place, and that frame's call ends. */
+static int tail_enter(struct tstate *t, uint32_t id, uintptr_t self, uintptr_t key, int lazy)
+{
+	unsigned i = t->depth;
+	while (i && t->stack[i - 1].cfa < key)
+		i--;
+	if (!i || t->stack[i - 1].cfa != key || !t->stack[i - 1].tail || t->stack[i - 1].tail != self)
+		return 0;
+	while (t->depth > i) {
+		t->depth--;
+		t->repaired += !t->stack[t->depth].lazy;
+	}
+	struct frame *caller = &t->stack[i - 1];
+	arc_add(t, caller->id, id, caller->tail_site);
+	uintptr_t site = caller->tail_site;
+	caller->tail = 0;
+	int callee_of_tail = 1;
+	if (t->depth >= STACK_MAX) {
+		struct frame *top = &t->stack[--t->depth];
+		frame_end(t, top);
+		callee_of_tail = top->tailcallee;
+	}
+	struct frame *f = &t->stack[t->depth++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->lazy = lazy;
+	f->tailcallee = callee_of_tail;
+	f->site = site;
+	f->cfa = key;
+	t->enters[id]++;
+	return 1;
+}
+
 static void enter_at(struct tstate *t, uintptr_t self, uintptr_t site, uintptr_t key, int lazy)
 {
 	uint32_t id = func_id(self);
+	if (tail_enter(t, id, self, key, lazy))
+		return;
 	while (t->depth && t->stack[t->depth - 1].cfa <= key) {
-		t->depth--;
-		t->repaired += !t->stack[t->depth].lazy;
+		struct frame *f = &t->stack[--t->depth];
+		/* a tail call to code without hooks ends unseen: no repair */
+		if (f->tail)
+			frame_end(t, f);
+		else
+			t->repaired += !f->lazy;
 	}
 	uint32_t caller = t->depth ? t->stack[t->depth - 1].id : 0;
 	arc_add(t, caller, id, site);
 	if (t->depth < STACK_MAX) {
 		struct frame *f = &t->stack[t->depth++];
+		memset(f, 0, sizeof(*f));
 		f->id = id;
 		f->lazy = lazy;
 		f->site = site;
@@ -344,6 +396,85 @@ EXPORT void __spy_enter(void *self, void *call_site)
 	}
 	t->guard = 1;
 	enter_at(t, (uintptr_t)self, (uintptr_t)call_site, (uintptr_t)__builtin_dwarf_cfa(), 0);
+	t->guard = 0;
+}
+
+/* ABI 5: the key is the slot of the return address, below the function's CFA. */
+EXPORT void __spy_entry(void *self, void *call_site, void *cfa)
+{
+	struct tstate *t = state();
+	if (t->guard) {
+		t->reentered++;
+		return;
+	}
+	t->guard = 1;
+	enter_at(t, (uintptr_t)self, (uintptr_t)call_site, (uintptr_t)cfa - sizeof(void *), 0);
+	t->guard = 0;
+}
+
+/* ABI 5: the exit of a call reached by tail calls ends its tail callers too. */
+EXPORT void __spy_leave(void *self, void *cfa)
+{
+	struct tstate *t = state();
+	(void)cfa;
+	if (t->guard) {
+		t->reentered++;
+		return;
+	}
+	t->guard = 1;
+	uint32_t id = func_id((uintptr_t)self);
+	unsigned i = t->depth;
+	while (i > 0 && t->stack[i - 1].id != id)
+		i--;
+	if (i == 0) {
+		t->unmatched++;
+		t->exits[id]++;
+	} else {
+		for (unsigned k = i; k < t->depth; k++)
+			t->repaired += !t->stack[k].lazy;
+		t->depth = i;
+		for (;;) {
+			struct frame *f = &t->stack[--t->depth];
+			frame_end(t, f);
+			f->tail = 0;
+			if (!f->tailcallee || !t->depth)
+				break;
+		}
+	}
+	t->guard = 0;
+}
+
+/* ABI 5: self jumps to callee from the frame whose return-address slot is cfa - 8. */
+EXPORT void __spy_tail(void *self, void *callee, void *cfa)
+{
+	struct tstate *t = state();
+	if (t->guard) {
+		t->reentered++;
+		return;
+	}
+	t->guard = 1;
+	uint32_t id = func_id((uintptr_t)self);
+	uintptr_t key = (uintptr_t)cfa - sizeof(void *);
+	unsigned i = t->depth;
+	while (i && t->stack[i - 1].cfa < key)
+		i--;
+	if (!lookup((uintptr_t)callee)) {
+		/* code without hooks (no record, never entered): it returns unseen, so the call ends
+		 * here; a frame of __spy_arc's is dropped by a later call */
+		if (i && t->stack[i - 1].id == id && t->stack[i - 1].lazy) {
+			t->guard = 0;
+			return;
+		}
+		t->guard = 0;
+		__spy_leave(self, cfa);
+		return;
+	}
+	if (i && t->stack[i - 1].id == id && t->stack[i - 1].cfa == key) {
+		t->stack[i - 1].tail = (uintptr_t)callee;
+		t->stack[i - 1].tail_site = (uintptr_t)__builtin_return_address(0);
+	} else {
+		t->unmatched++;
+	}
 	t->guard = 0;
 }
 
