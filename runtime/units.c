@@ -49,6 +49,9 @@ static struct spy_unit *find_reopened(struct spy_func *begin, uint32_t n, uint32
  */
 static uint64_t *hooked_tab;
 static uint32_t hooked_nr;
+/* the tables replaced, kept for their readers (one per doubling from 2^10 to 2^28 entries) */
+static uint64_t *hooked_old[32];
+static uint32_t hooked_nold;
 
 static uint32_t hooked_hash(uint64_t addr, uint32_t bits)
 {
@@ -89,6 +92,8 @@ static void hooked_add(uint64_t addr)
 			if (old[1 + i])
 				hooked_put(tab, old[1 + i]);
 		__atomic_store_n(&hooked_tab, tab, __ATOMIC_RELEASE);
+		if (old)
+			hooked_old[hooked_nold++] = old;
 	}
 	hooked_put(hooked_tab, addr);
 	hooked_nr++;
