@@ -402,6 +402,20 @@ static void ah_prefetch(const struct addr_hash *h, uint64_t addr)
 	__builtin_prefetch(&h->keys[s]);
 }
 
+/* The symbol of t holding the file address fa, or NULL. */
+static const struct symtab_sym *sym_at(const struct symtab *t, uint64_t fa)
+{
+	size_t lo = 0, hi = t->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->items[mid].addr <= fa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && fa < t->items[lo - 1].end ? &t->items[lo - 1] : NULL;
+}
+
 /* The index of the function at addr, or PROF_NONE: for no caller, and for a function added
  * here (its index is known once all are in). */
 static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h, uint64_t addr,
@@ -424,19 +438,9 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 	char name[64];
 	const char *nm = name;
 	snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
-	if (t) {
-		size_t lo = 0, hi = t->nr;
-		uint64_t fa = addr - m->base;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (t->items[mid].addr <= fa)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0 && fa < t->items[lo - 1].end)
-			nm = t->items[lo - 1].name;
-	}
+	const struct symtab_sym *sym = t ? sym_at(t, addr - m->base) : NULL;
+	if (sym)
+		nm = sym->name;
 	uint32_t k = prof_add_func(p, NULL, addr, addr + 1);
 	prof_set_name(&p->items[k], nm, demangle ? symtab_demangle(nm) : NULL);
 	return PROF_NONE;
@@ -481,19 +485,6 @@ static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t n
 	return first;
 }
 
-/* The symbol of t holding the file address fa, or NULL. */
-static const struct symtab_sym *sym_at(const struct symtab *t, uint64_t fa)
-{
-	size_t lo = 0, hi = t->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->items[mid].addr <= fa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && fa < t->items[lo - 1].end ? &t->items[lo - 1] : NULL;
-}
 
 /* The function holding pc: the binary's symbol there, when it is one of p's functions; without
  * the binary, the function below pc in pc's module. PROF_NONE for code of no instrumented one. */
