@@ -289,7 +289,9 @@ int gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
 int gmon_open_regular(const char *path, char *err, size_t errsz);
 
 /* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
- * written, fsync()ed and renamed over path. On error returns -1 and the reason in err. */
+ * written, fsync()ed and renamed over path. A character device, FIFO or socket at path (or a
+ * symlink to one) is written into as a stream instead; anything else that is not a regular file or
+ * a symlink is left alone. On error returns -1 and the reason in err. */
 int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
 
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with
