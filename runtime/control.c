@@ -351,6 +351,12 @@ __attribute__((destructor(101))) static void spy_fini(void)
 	else if (spy_watch == GMON_WATCH_CALLS && !spy_watch_addr)
 		spy_note_error("SPYRT_WATCH=calls:%s: no instrumented function has that name",
 			       spy_cfg.target);
+	/* the program's buffered output goes out first, whatever becomes of the profile (not if
+	 * another thread holds stdout: exit's own flush does not wait for it either) */
+	if (!ftrylockfile(stdout)) {
+		fflush_unlocked(stdout);
+		funlockfile(stdout);
+	}
 	spy_write(NULL, 1);
 	if (spy_cfg.ready)
 		ready_message();

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +460,31 @@ static void report_losses(const struct gmon_header *h)
 			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
 }
 
+/*
+ * The file, with SIGXFSZ blocked on this thread (the kernel sends it to the writing thread): past a
+ * file-size limit the write fails with EFBIG, one line and no file left, instead of killing the
+ * program. A SIGXFSZ this write raised is taken off again; one the program already had stays.
+ */
+static int write_quietly(const char *path, const void *buf, size_t len, char *err, size_t errsz)
+{
+	sigset_t xfsz, old, pending;
+	int had = 0, rc;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	if (!sigpending(&pending))
+		had = sigismember(&pending, SIGXFSZ);
+	rc = gmon_write_file(path, buf, len, err, errsz);
+	if (!had && !sigpending(&pending) && sigismember(&pending, SIGXFSZ)) {
+		struct timespec zero = { 0, 0 };
+
+		sigtimedwait(&xfsz, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 int spy_write(const char *path, int final)
 {
 	struct spy_thread *me = spy_tls_thread;
@@ -515,7 +541,7 @@ int spy_write(const char *path, int final)
 		return -1;
 	}
 	gmon_profile_release(&p);
-	rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	rc = write_quietly(path, buf, len, err, sizeof(err));
 	free(buf);
 	if (rc)
 		spy_warn("spy: cannot write profile '%s': %s", path, err);
