@@ -220,6 +220,9 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
 			   t->timed ? spy_cycles() : 0);
 out:
+	/* a write is reading the tables: held here, with this call recorded (its count is done) */
+	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
+		spy_park(t);
 	barrier();
 	t->busy = 0;
 }
@@ -362,6 +365,8 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	if ((t->depth && t->stack[t->depth - 1].self == self && t->stack[t->depth - 1].sp == sp) ||
 	    exit_mismatch(t, self, sp, now, recording))
 		pop_frame(t, now);
+	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
+		spy_park(t);
 	barrier();
 	t->busy = 0;
 }

@@ -334,6 +334,8 @@ struct spy_thread {
 	struct spy_vm vm_stack;
 	struct spy_tdata data; /* after retirement */
 	struct spy_samp samp;  /* sampling (sample.c) */
+	uint32_t parked;       /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;   /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -381,6 +383,17 @@ void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
 void spy_thread_reset(struct spy_thread *t);
 void spy_thread_init(void);
 void spy_thread_atfork_child(void);
+/*
+ * A consistent read of every thread (write.c): spy_freeze() makes each other thread's next hook stop
+ * after recording its call (spy_park) and waits until every live thread is held there or asleep in
+ * the kernel; spy_frozen_still() says no thread that was asleep has run since (else read again);
+ * spy_thaw() lets them go. Callers hold spy_lock.
+ */
+extern uint32_t spy_frozen;
+void spy_freeze(struct spy_thread *self);
+int spy_frozen_still(struct spy_thread *self);
+void spy_thaw(void);
+void spy_park(struct spy_thread *t);
 
 /* hooks.c */
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);

@@ -279,8 +279,9 @@ static void add_counter(struct gmon_profile *p, const char *name, uint64_t v)
 	p->counters[p->ncounters++].value = v;
 }
 
-/* Fill p from the runtime's state. Called with spy_lock held. */
-static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
+/* Fill p from the runtime's state (tsc_hz: measured before the threads were held). Called with
+ * spy_lock held and the threads frozen. */
+static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint64_t tsc_hz)
 {
 	struct gmon_header *h = &p->hdr;
 	uint32_t nslots = spy_nslots, nthreads = 0, nunits = 0, nfuncs = 0, unknown_module = 0;
@@ -302,8 +303,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		   (spy_forked ? GMON_HDR_FORKED : 0);
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
-	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
-	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz() : 0;
+	h->tsc_hz = tsc_hz;
 	h->hook_out_mcyc = spy_hook_out_mcyc;
 	h->hook_in_mcyc = spy_hook_in_mcyc;
 	if (spy_arc_hooks_only()) {
@@ -491,7 +491,7 @@ int spy_write(const char *path, int final)
 	struct gmon_profile p;
 	int real = me != &spy_idle_thread && me != &spy_unattached;
 	char pbuf[PATH_MAX], err[512];
-	uint64_t open_frames = 0;
+	uint64_t open_frames = 0, hz;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc, busy = 0;
@@ -510,6 +510,8 @@ int spy_write(const char *path, int final)
 	}
 	gmon_profile_init(&p);
 	spy_samp_quiet++; /* the writer's allocations are the profiler's */
+	/* only time mode has cycles to convert; a short count-mode run should not wait 20 ms */
+	hz = spy_written_mode() == SPY_MODE_TIME ? spy_tsc_hz() : 0;
 	pthread_mutex_lock(&spy_lock);
 	/* at exit the sources stop first, so the totals written are the totals; a call of FUNC
 	 * (calls:FUNC) still waiting for its next hook is recorded while its frame is there */
@@ -526,7 +528,24 @@ int spy_write(const char *path, int final)
 		spy_thread_close_frames(me, now);
 		me->abandoned = ab; /* open at exit is not abandoned */
 	}
-	rc = build(&p, final, &open_frames);
+	/*
+	 * Every other thread is held at its next hook (or found asleep) before anything is read, so the
+	 * add-one counts and the arcs are of the same moment; a sleeping thread that woke during the
+	 * read makes it start over (twice at most).
+	 */
+	for (int tries = 0;; tries++) {
+		uint64_t of = open_frames;
+
+		spy_freeze(me);
+		rc = build(&p, final, &of, hz);
+		if (tries == 2 || spy_frozen_still(me)) {
+			open_frames = of;
+			break;
+		}
+		gmon_profile_release(&p);
+		gmon_profile_init(&p);
+	}
+	spy_thaw();
 	pthread_mutex_unlock(&spy_lock);
 	spy_samp_quiet--;
 	if (real)
