@@ -21,6 +21,7 @@ uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
+int spy_first_error_said;
 
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
@@ -43,9 +44,23 @@ void spy_note_error(const char *fmt, ...)
 
 	if (spy_first_error[0])
 		return;
+	char text[2048];
+	size_t n, max = sizeof(spy_first_error) - 1, tail = 90;
+	int r;
+
 	va_start(ap, fmt);
-	vsnprintf(spy_first_error, sizeof(spy_first_error), fmt, ap);
+	r = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	if (r < 0)
+		return;
+	n = (size_t)r < sizeof(text) ? (size_t)r : sizeof(text) - 1;
+	if (n <= max) {
+		memcpy(spy_first_error, text, n + 1);
+		return;
+	}
+	/* too long (a long name in it): its start and its end, which says what is wrong */
+	r = snprintf(spy_first_error, max + 1, "%.*s [...] ", (int)(max - tail - 7), text);
+	memcpy(spy_first_error + r, text + n - tail, tail + 1);
 }
 
 /* Totals of every slot now, malloc'ed; *n gets the slot count. */
@@ -103,6 +118,7 @@ static void atfork_child(void)
 	if (off_base)
 		memset(off_base, 0, (size_t)off_base_n * sizeof(uint64_t));
 	spy_first_error[0] = 0;
+	spy_first_error_said = 0;
 	fini_done = 0;
 	pthread_mutex_unlock(&spy_lock);
 }

@@ -509,6 +509,7 @@ int spy_recording(void);
 /* Remember the first problem (reported once at the end). Not for the hot path. */
 void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char spy_first_error[256];
+extern int spy_first_error_said; /* it was said on stderr when it happened: not again at the end */
 /* The add-one counts to report for slots [0, n): the totals less what spy_off() and spy_flush()
  * excluded. Returns 1 when something was excluded (per-thread counts are then left out). */
 int spy_counts_recorded(uint64_t *out, uint32_t n);

@@ -442,9 +442,12 @@ out:
 }
 
 /* At the end, what was lost is said once on stderr (it is in the file header too). */
-static void report_losses(const struct gmon_header *h)
+static void report_losses(const struct gmon_profile *p)
 {
-	if (h->error && *h->error)
+	const struct gmon_header *h = &p->hdr;
+	const struct gmon_sampling *g = p->sampling;
+
+	if (h->error && *h->error && !spy_first_error_said)
 		spy_warn("spy: %s", h->error);
 	if (h->dropped_arcs || h->dropped_funcs)
 		spy_warn(
@@ -455,6 +458,12 @@ static void report_losses(const struct gmon_header *h)
 	if (h->dropped_frames)
 		spy_warn("spy: %llu calls not recorded: shadow stack deeper than %u frames, or no memory",
 			 (unsigned long long)h->dropped_frames, SPY_STACK_MAX);
+	if (g && g->dropped)
+		spy_warn("spy: %llu of %llu samples dropped (%.0f %%): stack tables full or busy (a thread "
+			 "keeps at most %u distinct stacks and %u frames)",
+			 (unsigned long long)g->dropped, (unsigned long long)(g->taken + g->dropped),
+			 100.0 * (double)g->dropped / (double)(g->taken + g->dropped), SPY_SAMP_STACKS,
+			 SPY_SAMP_FRAMES);
 	if (h->slots_lost)
 		spy_warn("spy: %llu functions share the unregistered counter: more than %u functions",
 			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
@@ -553,7 +562,7 @@ int spy_write(const char *path, int final)
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
-		report_losses(&p.hdr);
+		report_losses(&p);
 	if (gmon_encode(&p, 1, &buf, &len)) {
 		spy_warn("spy: cannot write profile '%s': out of memory", path);
 		gmon_profile_release(&p);

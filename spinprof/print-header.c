@@ -25,11 +25,27 @@ void print_header(FILE *f, const struct prof *p)
 		calls += p->items[i].arcs_in;
 	double per = p->hook_out + p->hook_in;
 	double total = h->tsc_hz ? (double)calls * per / (double)h->tsc_hz : 0;
+	/* the hooks of several threads add up past the run's real time: their share is of the
+	 * process's CPU time when the file has it, else of the threads' summed lifetimes */
+	double base = p->duration_s;
+	char of[96] = "the run";
+	if (p->spy.nthreads > 1 && p->spy.sampling && p->spy.sampling->cpu_ns) {
+		base = (double)p->spy.sampling->cpu_ns / 1e9;
+		snprintf(of, sizeof(of), "the run's %.6f CPU seconds", base);
+	} else if (p->spy.nthreads > 1) {
+		base = 0;
+		for (uint32_t i = 0; i < p->spy.nthreads; i++) {
+			const struct gmon_thread *t = &p->spy.threads[i];
+			if (t->end_ns > t->start_ns)
+				base += (double)(t->end_ns - t->start_ns) / 1e9;
+		}
+		snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads, base);
+	}
 	fprintf(f,
 		"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
-		"%.2f%% of the run\n",
+		"%.2f%% of %s\n",
 		per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
-		p->duration_s > 0 ? 100.0 * total / p->duration_s : 0.0);
+		base > 0 ? 100.0 * total / base : 0.0, of);
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
 		"slots lost %llu, unregistered %llu\n",
