@@ -47,6 +47,8 @@ enum gmon_header_flags {
 	GMON_HDR_TSC_INVARIANT = 1u << 0, /* CPUID says the TSC ticks at a constant rate */
 	GMON_HDR_FINAL = 1u << 1,         /* written at exit, not by spy_dump() */
 	GMON_HDR_FORKED = 1u << 2,        /* the process is a fork()ed child; the run began at fork */
+	GMON_HDR_SIGNAL = 1u << 3,     /* written as a signal ended the run (COUNTERS: signal, signal_pc) */
+	GMON_HDR_INCOMPLETE = 1u << 4, /* written at a crash: what could be read then */
 };
 
 enum gmon_module_flags {

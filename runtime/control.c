@@ -152,6 +152,7 @@ static void init_once(void)
 		w |= SPY_CTL_WATCH;
 	}
 	spy_samp_init();
+	spy_sig_init();
 	if (spy_cfg.off)
 		off_base = totals_now(&off_base_n);
 	spy_ctl_set(w);
@@ -353,13 +354,23 @@ static void ready_message(void)
 		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
 }
 
+int spy_final_written(void)
+{
+	return __atomic_load_n(&fini_done, __ATOMIC_ACQUIRE);
+}
+
+void spy_write_final(void)
+{
+	__atomic_store_n(&fini_done, 1, __ATOMIC_RELEASE);
+	spy_write(NULL, 1);
+}
+
 /* After the program's own destructors and atexit handlers (a shared library's destructors run
  * after the executable's; in a static link, priority 101 runs after the default ones). */
 __attribute__((destructor(101))) static void spy_fini(void)
 {
 	if (!spy_ready || fini_done)
 		return;
-	fini_done = 1;
 	if (spy_cfg.start && !spy_start_addr)
 		spy_note_error("SPYRT_START=%s: no instrumented function has that name", spy_cfg.start);
 	else if (spy_cfg.stop && !spy_stop_addr)
@@ -373,7 +384,7 @@ __attribute__((destructor(101))) static void spy_fini(void)
 		fflush_unlocked(stdout);
 		funlockfile(stdout);
 	}
-	spy_write(NULL, 1);
+	spy_write_final();
 	if (spy_cfg.ready)
 		ready_message();
 }

@@ -389,7 +389,7 @@ void spy_thread_atfork_child(void);
  * the kernel; spy_frozen_still() says no thread that was asleep has run since (else read again);
  * spy_thaw() lets them go. Callers hold spy_lock.
  */
-extern uint32_t spy_frozen;
+extern uint32_t spy_frozen; /* bit 0: threads held; bit 1: a signal waits for a hook (signals.c) */
 void spy_freeze(struct spy_thread *self);
 int spy_frozen_still(struct spy_thread *self);
 void spy_thaw(void);
@@ -518,6 +518,24 @@ int spy_counts_recorded(uint64_t *out, uint32_t n);
 
 /* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
 int spy_write(const char *path, int final);
+/* The run's one final write (control.c): from the destructor, or at a signal that ends the run. */
+void spy_write_final(void);
+int spy_final_written(void);
+
+/* ---- signals.c: the profile of a run ended by a signal ---- */
+
+extern SPY_TLS int spy_in_write; /* this thread is in spy_write: a signal here cannot write */
+extern uint32_t spy_end_signal;  /* the signal that ends the run (0: none) */
+extern uint64_t spy_end_pc;      /* the PC it interrupted */
+extern uint64_t spy_end_func;    /* the thread's innermost instrumented function then, or 0 */
+extern int spy_end_crash;        /* a crash: the profile is what could be read */
+void spy_sig_init(void);
+/* A signal the runtime writes the profile at: SIGINT, SIGTERM, SIGHUP, SIGQUIT and the crashes. */
+int spy_sig_watched(int sig);
+/* sigaction() for such a signal (sample-sig.c): the program's view, SIG_DFL being the runtime's. */
+int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* From spy_park: the termination signal left to this thread's next hook is acted on now. */
+void spy_sig_deferred(void);
 
 /* ---- time ---- */
 

@@ -387,10 +387,14 @@ void spy_park(struct spy_thread *t)
 	int saved = errno;
 	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
 
+	uint32_t v;
+
+	if (__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 2)
+		spy_sig_deferred(); /* returns unless this thread was left a signal */
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) &&
+	while (((v = __atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)) & 1) &&
 	       spy_now_ns(CLOCK_MONOTONIC) - t0 < SPY_PARK_MAX_NS)
-		futex_wait(&spy_frozen, 1, 50 * 1000000L);
+		futex_wait(&spy_frozen, v, 50 * 1000000L);
 	__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
 	errno = saved;
 }
@@ -427,7 +431,7 @@ void spy_freeze(struct spy_thread *self)
 
 	if (spy_mode == SPY_MODE_COUNT) /* no hooks run: nothing to hold */
 		return;
-	__atomic_store_n(&spy_frozen, 1, __ATOMIC_SEQ_CST);
+	__atomic_or_fetch(&spy_frozen, 1u, __ATOMIC_SEQ_CST);
 	/* every thread's next hook takes the slow path, which holds it (see spy_ctl_sync's order) */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
@@ -454,7 +458,7 @@ void spy_freeze(struct spy_thread *self)
 
 int spy_frozen_still(struct spy_thread *self)
 {
-	if (!__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST))
+	if (!(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 1))
 		return 1;
 	/* a thread that made its record since (its first count) may have counted before it was held */
 	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head)
@@ -467,7 +471,7 @@ int spy_frozen_still(struct spy_thread *self)
 
 void spy_thaw(void)
 {
-	if (!__atomic_exchange_n(&spy_frozen, 0, __ATOMIC_SEQ_CST))
+	if (!(__atomic_fetch_and(&spy_frozen, ~1u, __ATOMIC_SEQ_CST) & 1))
 		return;
 	syscall(SYS_futex, &spy_frozen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

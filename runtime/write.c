@@ -301,6 +301,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	h->mode = spy_written_mode();
 	h->flags = (spy_tsc_invariant() ? GMON_HDR_TSC_INVARIANT : 0) | (final ? GMON_HDR_FINAL : 0) |
 		   (spy_forked ? GMON_HDR_FORKED : 0);
+	if (final && spy_end_signal) /* signals.c: the run ends by a signal */
+		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
 	h->tsc_hz = tsc_hz;
@@ -424,7 +426,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
 	p->sampling = spy_samp_totals();
 
-	p->counters = calloc(8, sizeof(*p->counters));
+	p->counters = calloc(11, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -434,6 +436,11 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		add_counter(p, "plugin_modes", spy_plugin_modes);
 		add_counter(p, "thread_counts_omitted", !with_counts);
 		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
+		if (h->flags & GMON_HDR_SIGNAL) {
+			add_counter(p, "signal", spy_end_signal);
+			add_counter(p, "signal_pc", spy_end_pc);
+			add_counter(p, "signal_func", spy_end_func);
+		}
 	}
 out:
 	free(counts);
@@ -494,7 +501,19 @@ static int write_quietly(const char *path, const void *buf, size_t len, char *er
 	return rc;
 }
 
+static int write_profile(const char *path, int final);
+
 int spy_write(const char *path, int final)
+{
+	int rc;
+
+	spy_in_write++;
+	rc = write_profile(path, final);
+	spy_in_write--;
+	return rc;
+}
+
+static int write_profile(const char *path, int final)
 {
 	struct spy_thread *me = spy_tls_thread;
 	struct gmon_profile p;
