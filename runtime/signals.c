@@ -206,8 +206,11 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 
 	if (!__atomic_compare_exchange_n(&handling, &prev, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		if (prev == me) { /* a fault in the write itself */
-			act_default(sig, si);
+		if (prev == me) {
+			/* a fault in the write itself: the default action now; a termination signal
+			 * again (timeout signals the child and then its group): the first one ends the run */
+			if (is_crash(sig))
+				act_default(sig, si);
 			return;
 		}
 		for (;;) /* another thread writes, then ends the process */

@@ -17,11 +17,11 @@ cat >"$T/x.c" <<'EOC'
 #include "sample.h"
 static volatile int go = 1;
 static int fds[2];
-NOINL int leaf(int x) { BARRIER(); return x + 1; }
-NOINL int mid(int x) { int s = leaf(x); BARRIER(); return s + leaf(s); }
+NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
+NOINL unsigned mid(unsigned x) { unsigned s = leaf(x); BARRIER(); return s + leaf(s); }
 NOINL void *worker(void *arg)
 {
-	int s = 0;
+	unsigned s = 0;
 	for (int i = 0; i < 20000; i++)
 		s += mid(i);
 	if (!strcmp(arg, "exit"))
@@ -31,7 +31,7 @@ NOINL void *worker(void *arg)
 	go = 0;
 	return NULL;
 }
-NOINL void *loop(void *arg) { int s = 0; while (go) s += mid(s); return arg; }
+NOINL void *loop(void *arg) { unsigned s = 0; while (go) s += mid(s); return arg; }
 NOINL void *sleeper(void *arg) { char c; mid(1); if (read(fds[0], &c, 1) < 0) mid(2); return arg; }
 NOINL void *ticker(void *arg) { for (;;) { mid(3); usleep(100); } return arg; }
 int main(int argc, char **argv)
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	pthread_create(&u, NULL, ticker, NULL);
 	pthread_create(&t, NULL, worker, (void *)how);
 	if (!strcmp(how, "main")) {
-		int s = 0;
+		unsigned s = 0;
 		pthread_create(&u, NULL, loop, NULL);
 		for (int i = 0; i < 20000; i++)
 			s += mid(i);

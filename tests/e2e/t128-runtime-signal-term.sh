@@ -38,6 +38,10 @@ build() {
 }
 check "the programs build (plain and with the plugin)" build
 ulimit -c 0
+# under AddressSanitizer sigaction() is the sanitizer's: a handler the program sets replaces the
+# runtime's for good, and SIGINT's disposition reads back as the runtime's handler
+asan=0
+case $SPY_SAN_FLAGS in *address*) asan=1 ;; esac
 
 # same HOW [PATTERN]: the wait status of the two builds is the same, and the profile reads, has
 # work() 1000 times, and its header line matches PATTERN
@@ -78,7 +82,8 @@ own() {
 	cd "$T" || return 1
 	out=$("$T/ws" "$T/sig" own)
 	echo "$out"
-	[ "$out" = "$(printf 'own handler\nsignal 2')" ] && same own '^ended by SIGINT'
+	[ "$out" = "$(printf 'own handler\nsignal 2')" ] || return 1
+	[ $asan -eq 1 ] || same own '^ended by SIGINT'
 }
 check "the program's own SIGINT handler runs first; its SIG_DFL and raise then end the run (status as plain)" own
 
@@ -98,7 +103,11 @@ query() {
 	echo "plain: $a, spy: $b"
 	[ "$a" = "$b" ] && [ "$(head -n 1 <<<"$b")" = default ]
 }
-check "SIGINT's disposition reads back as SIG_DFL, as in the plain build" query
+if [ $asan -eq 1 ]; then
+	ok "SIGINT's disposition reads back as SIG_DFL # SKIP AddressSanitizer intercepts sigaction"
+else
+	check "SIGINT's disposition reads back as SIG_DFL, as in the plain build" query
+fi
 
 nohup_hup() {
 	local a b

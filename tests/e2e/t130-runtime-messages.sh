@@ -35,7 +35,7 @@ cat >"$T/thr.c" <<'EOC'
 #include <pthread.h>
 #include "sample.h"
 NOINL int leaf(int x) { BARRIER(); return x + 1; }
-NOINL void *work(void *a) { int s = 0; for (int i = 0; i < 2000000; i++) s += leaf(i); return s ? a : 0; }
+NOINL void *work(void *a) { unsigned s = 0; for (int i = 0; i < 2000000; i++) s += (unsigned)leaf(i); return s ? a : 0; }
 int main(void)
 {
 	pthread_t t[4];
