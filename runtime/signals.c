@@ -164,6 +164,12 @@ static void on_fallback(int unused)
 	(void)unused;
 	if (!(__atomic_fetch_and(&spy_frozen, ~2u, __ATOMIC_SEQ_CST) & 2))
 		return;
+	/* the timer may land on a thread whose tables cannot be read from here */
+	if (spy_in_write || __atomic_load_n(&spy_lock.__data.__owner, __ATOMIC_RELAXED) == my_tid()) {
+		spy_warn("spy: %s while the profiler was busy: profile not written", sig_name(deferred_sig));
+		act_default(deferred_sig, NULL);
+		return;
+	}
 	write_and_die(deferred_sig, NULL);
 }
 

@@ -3,7 +3,8 @@
  * once; tSEGV crashes in crash_here() on a second thread while main keeps calling work(); own installs
  * a SIGINT handler that prints "own handler", sets SIG_DFL back and raises SIGINT again; flag installs
  * a SIGTERM handler that only sets a flag, and main then returns 0; query prints whether SIGINT's
- * disposition reads back as SIG_DFL; forever calls work() until killed. Any other: exit 3. */
+ * disposition reads back as SIG_DFL; forever calls work() until killed; spin loops without calls
+ * in spin() until killed. Any other: exit 3. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,13 @@ NOINL void crash_here(const char *how)
 			p[0] = 1;
 	}
 	BARRIER();
+}
+
+/* a loop without calls: no hook comes after a signal lands here */
+NOINL void spin(void)
+{
+	for (;;)
+		zero = zero + 1;
 }
 
 static void on_int(int sig)
@@ -99,7 +107,9 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, crasher, "SEGV");
 		for (;;)
 			s = work(s);
-	} else if (!strcmp(how, "forever"))
+	} else if (!strcmp(how, "spin"))
+		spin();
+	else if (!strcmp(how, "forever"))
 		for (;;)
 			s = work(s);
 	else if (strcmp(how, "query"))

@@ -7,7 +7,7 @@
 # reads back as SIG_DFL, and a SIGHUP ignored from the start (nohup) stays ignored.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 10
+tap_plan 11
 
 cat >"$T/ws.c" <<'EOC'
 /* ws PROG ARG...: run PROG, print "exit N" or "signal N" */
@@ -76,6 +76,19 @@ timeout_term() {
 	done
 }
 check "timeout 0.3 (SIGTERM mid-loop), 5 runs: status 124 as plain, profile reads, self-check holds" timeout_term
+
+# the signal lands in a loop without calls: no hook comes, a timer writes the profile
+spin() {
+	local a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$(timeout 0.3 "$T/plain" spin; echo $?)
+	b=$(timeout 0.3 "$T/sig" spin; echo $?)
+	echo "plain: $a, spy: $b"
+	[ "$a" = 124 ] && [ "$b" = 124 ] && "$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 &&
+		grep -q '^ended by SIGTERM at 0x[0-9a-f]* in spin' report && grep -qx 'func work 1000' <(rt_facts gmon.out) ||
+		{ grep -E '^(ended|spinprof)' report; return 1; }
+}
+check "timeout 0.3 in a loop without calls: status 124 as plain, profile written (in spin)" spin
 
 own() {
 	local out
