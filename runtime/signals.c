@@ -136,6 +136,21 @@ static const char *sig_name(int sig)
 	return "a signal";
 }
 
+/* Writes under way, and a termination signal that came during one. */
+static uint32_t writers;
+static volatile sig_atomic_t after_write_sig;
+
+void spy_sig_write_begin(void)
+{
+	__atomic_fetch_add(&writers, 1, __ATOMIC_SEQ_CST);
+}
+
+void spy_sig_write_end(void)
+{
+	if (__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST) == 0 && after_write_sig)
+		act_default(after_write_sig, NULL);
+}
+
 /* The signal's write as a call's next hook makes it (see on_signal). */
 static pid_t deferred_tid;
 static volatile sig_atomic_t deferred_sig;
@@ -221,6 +236,16 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		}
 		for (;;) /* another thread writes, then ends the process */
 			pause();
+	}
+	/* a write under way (spy_dump, the exit's, on any thread): a termination signal waits for it
+	 * to finish, so no temporary file is left behind (spy_sig_write_end) */
+	if (!is_crash(sig) && __atomic_load_n(&writers, __ATOMIC_SEQ_CST)) {
+		after_write_sig = sig;
+		if (__atomic_load_n(&writers, __ATOMIC_SEQ_CST)) {
+			errno = saved;
+			return;
+		}
+		after_write_sig = 0;
 	}
 	/* spy_lock held or a write under way on this thread: its tables cannot be read from here */
 	if (!spy_ready || spy_final_written()) {

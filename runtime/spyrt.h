@@ -534,6 +534,9 @@ void spy_sig_init(void);
 int spy_sig_watched(int sig);
 /* sigaction() for such a signal (sample-sig.c): the program's view, SIG_DFL being the runtime's. */
 int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* Around every write (spy_write): a termination signal meanwhile acts once it is done. */
+void spy_sig_write_begin(void);
+void spy_sig_write_end(void);
 /* From spy_park: the termination signal left to this thread's next hook is acted on now. */
 void spy_sig_deferred(void);
 

@@ -508,8 +508,10 @@ int spy_write(const char *path, int final)
 	int rc;
 
 	spy_in_write++;
+	spy_sig_write_begin();
 	rc = write_profile(path, final);
 	spy_in_write--;
+	spy_sig_write_end();
 	return rc;
 }
 
