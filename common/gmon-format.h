@@ -50,6 +50,8 @@ enum gmon_header_flags {
 	/* time mode, revision 2: the threads' off-CPU time could not be measured (perf_event_open
 	 * failed; the reason is in error), so their times are wall time, off-CPU time included */
 	GMON_HDR_OFFCPU_NONE = 1u << 3,
+	GMON_HDR_SIGNAL = 1u << 4,     /* written as a signal ended the run (COUNTERS: signal, signal_pc) */
+	GMON_HDR_INCOMPLETE = 1u << 5, /* written at a crash: what could be read then */
 };
 
 /* Header flags bits 8-11: how tsc_hz was obtained. */
@@ -318,7 +320,9 @@ int gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
 int gmon_open_regular(const char *path, char *err, size_t errsz);
 
 /* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
- * written and renamed over path (not fsync()ed). On error returns -1 and the reason in err. */
+ * written and renamed over path (not fsync()ed). A character device, FIFO or socket at path (or a
+ * symlink to one) is written into as a stream instead; anything else that is not a regular file or
+ * a symlink is left alone. On error returns -1 and the reason in err. */
 int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
 
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with

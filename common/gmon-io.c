@@ -322,14 +322,58 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* A character device, FIFO or socket is written into as a stream, never replaced: SPYRT_OUT=/dev/null
+ * must not put a regular file where the device was. A FIFO without a reader is an error, not a
+ * wait that would hang the program at exit. */
+static int write_stream(const char *path, const void *buf, size_t len, char *err, size_t errsz)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), saved;
+
+	if (fd < 0) {
+		snprintf(err, errsz, "cannot open it for writing: %s",
+			 errno == ENXIO ? "no reader (a FIFO or socket)" : strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || write_all(fd, buf, len)) {
+		saved = errno;
+		close(fd);
+		snprintf(err, errsz, "write error: %s", strerror(saved));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int is_stream(mode_t m)
+{
+	return S_ISCHR(m) || S_ISFIFO(m) || S_ISSOCK(m);
+}
+
 int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz)
 {
 	char tmp[PATH_MAX];
 	int fd = -1, saved;
+	struct stat st;
 
 	if (!*path) {
 		snprintf(err, errsz, "empty path");
 		return -1;
+	}
+	/* only a regular file, or a symlink (replaced, as before), is replaced; a symlink to a device
+	 * (/dev/stdout) is written through, like the device itself */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		struct stat to;
+
+		if (is_stream(st.st_mode) ||
+		    (S_ISLNK(st.st_mode) && !stat(path, &to) && is_stream(to.st_mode)))
+			return write_stream(path, buf, len, err, errsz);
+		if (!S_ISLNK(st.st_mode)) {
+			snprintf(err, errsz, "%s: not replaced",
+				 S_ISDIR(st.st_mode) ? "is a directory" :
+				 S_ISBLK(st.st_mode) ? "is a block device" :
+						       "is not a regular file");
+			return -1;
+		}
 	}
 	/* the temporary file sits next to the target, so rename() never crosses a file system;
 	 * O_EXCL|O_NOFOLLOW refuse a planted file or symlink, and a taken name is simply skipped */

@@ -21,6 +21,7 @@ uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
+int spy_first_error_said;
 
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
@@ -46,9 +47,23 @@ void spy_note_error(const char *fmt, ...)
 
 	if (spy_first_error[0])
 		return;
+	char text[2048];
+	size_t n, max = sizeof(spy_first_error) - 1, tail = 90;
+	int r;
+
 	va_start(ap, fmt);
-	vsnprintf(spy_first_error, sizeof(spy_first_error), fmt, ap);
+	r = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	if (r < 0)
+		return;
+	n = (size_t)r < sizeof(text) ? (size_t)r : sizeof(text) - 1;
+	if (n <= max) {
+		memcpy(spy_first_error, text, n + 1);
+		return;
+	}
+	/* too long (a long name in it): its start and its end, which says what is wrong */
+	r = snprintf(spy_first_error, max + 1, "%.*s [...] ", (int)(max - tail - 7), text);
+	memcpy(spy_first_error + r, text + n - tail, tail + 1);
 }
 
 /* Totals of every slot now, malloc'ed; *n gets the slot count. */
@@ -106,6 +121,7 @@ static void atfork_child(void)
 	if (off_base)
 		memset(off_base, 0, (size_t)off_base_n * sizeof(uint64_t));
 	spy_first_error[0] = 0;
+	spy_first_error_said = 0;
 	fini_done = 0;
 	pthread_mutex_unlock(&spy_lock);
 }
@@ -142,6 +158,7 @@ static void init_once(void)
 		w |= SPY_CTL_WATCH;
 	}
 	spy_samp_init();
+	spy_sig_init();
 	if (spy_cfg.off)
 		off_base = totals_now(&off_base_n);
 	spy_ctl_set(w);
@@ -354,16 +371,27 @@ static void ready_message(void)
 		 cpu_ms / 1000, cpu_ms % 1000, ru.ru_minflt + ru.ru_majflt, ru.ru_majflt);
 }
 
+int spy_final_written(void)
+{
+	return __atomic_load_n(&fini_done, __ATOMIC_ACQUIRE);
+}
+
+void spy_write_final(void)
+{
+	__atomic_store_n(&fini_done, 1, __ATOMIC_RELEASE);
+	spy_write(NULL, 1);
+}
+
 /* After the program's own destructors and atexit handlers (a shared library's destructors run
  * after the executable's; in a static link, priority 101 runs after the default ones). */
 __attribute__((destructor(101))) static void spy_fini(void)
 {
 	if (!spy_ready || fini_done)
 		return;
-	fini_done = 1;
 	/* linked with libspyrt, but nothing instrumented registered (clang, no plugin): an empty
 	 * profile would look like a run that called nothing */
 	if (!spy_units && !spy_first_error[0]) {
+		__atomic_store_n(&fini_done, 1, __ATOMIC_RELEASE);
 		spy_warn("spy: no instrumented code registered (compiled without the spyinstr plugin, or by "
 			 "another compiler): no profile written");
 		if (spy_cfg.ready)
@@ -377,7 +405,13 @@ __attribute__((destructor(101))) static void spy_fini(void)
 	else if (spy_watch == GMON_WATCH_CALLS && !spy_watch_addr)
 		spy_note_error("SPYRT_WATCH=calls:%s: no instrumented function has that name",
 			       spy_cfg.target);
-	spy_write(NULL, 1);
+	/* the program's buffered output goes out first, whatever becomes of the profile (not if
+	 * another thread holds stdout: exit's own flush does not wait for it either) */
+	if (!ftrylockfile(stdout)) {
+		fflush_unlocked(stdout);
+		funlockfile(stdout);
+	}
+	spy_write_final();
 	if (spy_cfg.ready)
 		ready_message();
 }

@@ -12,22 +12,79 @@
 
 struct spy_config spy_cfg;
 
+/* A warning's longest line, and what a longer one keeps of its start and of its end (the reason). */
+#define WARN_MAX 1000
+#define WARN_HEAD 600
+#define WARN_TAIL 300
+
+/* The bytes c takes in a line: control characters as \n, \t or \ooo, so a value holds one line. */
+static size_t esc_len(unsigned char c)
+{
+	return c == '\n' || c == '\t' || c == '\\' ? 2 : c < 32 || c == 127 ? 4 : 1;
+}
+
+static size_t esc_put(char *o, unsigned char c)
+{
+	if (esc_len(c) == 1) {
+		*o = (char)c;
+		return 1;
+	}
+	if (esc_len(c) == 2) {
+		o[0] = '\\';
+		o[1] = c == '\n' ? 'n' : c == '\t' ? 't' : '\\';
+		return 2;
+	}
+	o[0] = '\\';
+	o[1] = (char)('0' + (c >> 6));
+	o[2] = (char)('0' + ((c >> 3) & 7));
+	o[3] = (char)('0' + (c & 7));
+	return 4;
+}
+
 void spy_warn(const char *fmt, ...)
 {
-	char line[512];
-	va_list ap;
-	int n;
+	char small[1024], line[WARN_MAX + 64], *text = small;
+	size_t n, e = 0, o = 0, i, tail;
+	va_list ap, again;
+	int r;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_copy(again, ap);
+	r = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (r < 0) {
+		va_end(again);
 		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
+	}
+	n = (size_t)r;
+	/* a long value: the whole text, so that its end (the reason) can be kept */
+	if (n >= sizeof(small)) {
+		text = malloc(n + 1);
+		if (text)
+			vsnprintf(text, n + 1, fmt, again);
+		else
+			text = small, n = sizeof(small) - 1;
+	}
+	va_end(again);
+	for (i = 0; i < n; i++)
+		e += esc_len((unsigned char)text[i]);
+	if (e <= WARN_MAX) {
+		for (i = 0; i < n; i++)
+			o += esc_put(line + o, (unsigned char)text[i]);
+	} else {
+		for (i = 0; o < WARN_HEAD; i++)
+			o += esc_put(line + o, (unsigned char)text[i]);
+		for (tail = n, e = 0; e + esc_len((unsigned char)text[tail - 1]) <= WARN_TAIL; tail--)
+			e += esc_len((unsigned char)text[tail - 1]);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, " [%zu bytes left out] ", tail - i);
+		for (; tail < n; tail++)
+			o += esc_put(line + o, (unsigned char)text[tail]);
+	}
+	if (text != small)
+		free(text);
+	line[o++] = '\n';
 	/* one write: the line stays whole among other threads' output */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	if (write(STDERR_FILENO, line, o) < 0)
 		return;
 }
 

@@ -306,6 +306,9 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
 			   t->timed ? spy_cycles() : 0);
 out:
+	/* a write is reading the tables: held here, with this call recorded (its count is done) */
+	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
+		spy_park(t);
 	barrier();
 	t->busy = 0;
 }
@@ -468,6 +471,8 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		while (lo != sp && t->depth && key_slot(t->stack[t->depth - 1].sp) == sp)
 			spy_hooks_pop(t, now, 0);
 	}
+	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
+		spy_park(t);
 	barrier();
 	t->busy = 0;
 }

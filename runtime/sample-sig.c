@@ -8,6 +8,7 @@
 #include <link.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 
 uint64_t spy_rt_lo, spy_rt_hi;
 static int foreign_said;
@@ -122,6 +123,8 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	}
 	if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		foreign_now();
+	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+		return spy_sig_action(sig, act, old); /* signals.c */
 	return spy_real_sigaction(sig, act, old);
 }
 
@@ -134,6 +137,19 @@ SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 	}
 	if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		foreign_now();
+	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE)) {
+		/* signal()'s BSD semantics, as glibc's */
+		struct sigaction a, o;
+
+		memset(&a, 0, sizeof(a));
+		a.sa_handler = h;
+		a.sa_flags = SA_RESTART;
+		sigemptyset(&a.sa_mask);
+		sigaddset(&a.sa_mask, sig);
+		if (spy_sig_action(sig, &a, &o))
+			return SIG_ERR;
+		return o.sa_handler;
+	}
 	return real_signal(sig, h);
 }
 #endif

@@ -528,7 +528,11 @@ void spy_samp_init(void)
 			spy_warn(
 				"spy: SPYRT_WATCH=calls:%s needs the hooks: SPYRT_MODE is count; nothing sampled",
 				spy_cfg.target);
-			spy_note_error("SPYRT_WATCH=calls: SPYRT_MODE=count has no hooks");
+			/* in the file too, but said once: the line above is the one on stderr */
+			if (!spy_first_error[0]) {
+				spy_note_error("SPYRT_WATCH=calls: SPYRT_MODE=count has no hooks");
+				spy_first_error_said = 1;
+			}
 			spy_watch = GMON_WATCH_NONE;
 		}
 		return;

@@ -365,6 +365,8 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
+	uint32_t parked;       /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;   /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -412,6 +414,17 @@ void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
 void spy_thread_reset(struct spy_thread *t);
 void spy_thread_init(void);
 void spy_thread_atfork_child(void);
+/*
+ * A consistent read of every thread (write.c): spy_freeze() makes each other thread's next hook stop
+ * after recording its call (spy_park) and waits until every live thread is held there or asleep in
+ * the kernel; spy_frozen_still() says no thread that was asleep has run since (else read again);
+ * spy_thaw() lets them go. Callers hold spy_lock.
+ */
+extern uint32_t spy_frozen; /* bit 0: threads held; bit 1: a signal waits for a hook (signals.c) */
+void spy_freeze(struct spy_thread *self);
+int spy_frozen_still(struct spy_thread *self);
+void spy_thaw(void);
+void spy_park(struct spy_thread *t);
 
 /* offcpu.c: the calling thread's context-switch ring (mode time) */
 extern const uint64_t spy_offcpu_none;
@@ -547,6 +560,7 @@ int spy_recording(const struct spy_thread *t);
 /* Remember the first problem (reported once at the end). Not for the hot path. */
 void spy_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char spy_first_error[256];
+extern int spy_first_error_said; /* it was said on stderr when it happened: not again at the end */
 /* The add-one counts to report for slots [0, n): the totals less what spy_off() and spy_flush()
  * excluded. Returns 1 when something was excluded (per-thread counts are then left out). */
 int spy_counts_recorded(uint64_t *out, uint32_t n);
@@ -555,6 +569,27 @@ int spy_counts_recorded(uint64_t *out, uint32_t n);
 
 /* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
 int spy_write(const char *path, int final);
+/* The run's one final write (control.c): from the destructor, or at a signal that ends the run. */
+void spy_write_final(void);
+int spy_final_written(void);
+
+/* ---- signals.c: the profile of a run ended by a signal ---- */
+
+extern SPY_TLS int spy_in_write; /* this thread is in spy_write: a signal here cannot write */
+extern uint32_t spy_end_signal;  /* the signal that ends the run (0: none) */
+extern uint64_t spy_end_pc;      /* the PC it interrupted */
+extern uint64_t spy_end_func;    /* the thread's innermost instrumented function then, or 0 */
+extern int spy_end_crash;        /* a crash: the profile is what could be read */
+void spy_sig_init(void);
+/* A signal the runtime writes the profile at: SIGINT, SIGTERM, SIGHUP, SIGQUIT and the crashes. */
+int spy_sig_watched(int sig);
+/* sigaction() for such a signal (sample-sig.c): the program's view, SIG_DFL being the runtime's. */
+int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* Around every write (spy_write): a termination signal meanwhile acts once it is done. */
+void spy_sig_write_begin(void);
+void spy_sig_write_end(void);
+/* From spy_park: the termination signal left to this thread's next hook is acted on now. */
+void spy_sig_deferred(void);
 
 /* ---- time ---- */
 

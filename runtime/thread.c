@@ -5,10 +5,15 @@
 #include "spyrt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -392,4 +397,116 @@ void spy_thread_atfork_child(void)
 		self->epoch = SPY_CTL_EPOCH(spy_ctl);
 	}
 	spy_samp_atfork_child(self);
+}
+
+/* ---- freezing the threads for a consistent read ---- */
+
+uint32_t spy_frozen;                   /* futex word: 1 while a write holds the threads */
+static struct spy_thread *freeze_head; /* the newest record when the threads were held */
+
+/* Longest a thread stays held: a write that takes longer (or a program whose held thread keeps a lock
+ * the writer needs, such as an instrumented malloc's) costs consistency, never a hang. */
+#define SPY_PARK_MAX_NS (10ull * 1000000000u)
+/* Longest a write waits for a thread that neither reaches a hook nor sleeps (uninstrumented work). */
+#define SPY_FREEZE_WAIT_NS (50ull * 1000000u)
+
+static void futex_wait(uint32_t *w, uint32_t v, long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+}
+
+void spy_park(struct spy_thread *t)
+{
+	int saved = errno;
+	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
+
+	uint32_t v;
+
+	if (__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 2)
+		spy_sig_deferred(); /* returns unless this thread was left a signal */
+	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+	while (((v = __atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)) & 1) &&
+	       spy_now_ns(CLOCK_MONOTONIC) - t0 < SPY_PARK_MAX_NS)
+		futex_wait(&spy_frozen, v, 50 * 1000000L);
+	__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+	errno = saved;
+}
+
+/* The thread sleeps in the kernel (S, or stopped, or gone): it runs no hook and counts nothing. */
+static int thread_asleep(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && strchr("StTZXx", p[2]);
+}
+
+static int freeze_quiet(struct spy_thread *t, struct spy_thread *self)
+{
+	return t == self || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
+	       __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST);
+}
+
+void spy_freeze(struct spy_thread *self)
+{
+	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
+
+	if (spy_mode == SPY_MODE_COUNT) /* no hooks run: nothing to hold */
+		return;
+	__atomic_or_fetch(&spy_frozen, 1u, __ATOMIC_SEQ_CST);
+	/* every thread's next hook takes the slow path, which holds it (see spy_ctl_sync's order) */
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		int all = 1;
+
+		for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+			t->freeze_cpu = 0;
+			if (freeze_quiet(t, self))
+				continue;
+			if (thread_asleep(t->tid)) {
+				t->freeze_cpu = spy_thread_cpu_ns(t->tid) + 1; /* 0: not asleep */
+				continue;
+			}
+			all = 0;
+		}
+		if (all || spy_now_ns(CLOCK_MONOTONIC) - t0 > SPY_FREEZE_WAIT_NS) {
+			freeze_head = __atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST);
+			return;
+		}
+		sched_yield();
+	}
+}
+
+int spy_frozen_still(struct spy_thread *self)
+{
+	if (!(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 1))
+		return 1;
+	/* a thread that made its record since (its first count) may have counted before it was held */
+	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head)
+		return 0;
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (t != self && t->freeze_cpu && spy_thread_cpu_ns(t->tid) + 1 != t->freeze_cpu)
+			return 0;
+	return 1;
+}
+
+void spy_thaw(void)
+{
+	if (!(__atomic_fetch_and(&spy_frozen, ~1u, __ATOMIC_SEQ_CST) & 1))
+		return;
+	syscall(SYS_futex, &spy_frozen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,8 +354,11 @@ static void add_counter(struct gmon_profile *p, const char *name, uint64_t v)
 	p->counters[p->ncounters++].value = v;
 }
 
-/* Fill p from the runtime's state. Called with spy_lock held. */
-static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
+/* Fill p from the runtime's state (tsc_hz and how it was obtained, tsc_flags: found before the
+ * threads were held). Called with
+ * spy_lock held and the threads frozen. */
+static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint64_t tsc_hz,
+		 uint32_t tsc_flags)
 {
 	struct gmon_header *h = &p->hdr;
 	uint32_t nslots = spy_nslots, nthreads = 0, nunits = 0, nfuncs = 0, unknown_module = 0;
@@ -376,10 +380,12 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		   (spy_forked ? GMON_HDR_FORKED : 0);
 	if (spy_offcpu_failed && spy_written_mode() == SPY_MODE_TIME)
 		h->flags |= GMON_HDR_OFFCPU_NONE;
+	if (final && spy_end_signal) /* signals.c: the run ends by a signal */
+		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
+	h->flags |= tsc_flags;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
-	/* only time mode has cycles to convert */
-	h->tsc_hz = h->mode == SPY_MODE_TIME ? spy_tsc_hz(&h->flags) : 0;
+	h->tsc_hz = tsc_hz;
 	h->hook_out_mcyc = spy_hook_out_mcyc;
 	h->hook_in_mcyc = spy_hook_in_mcyc;
 	if (spy_arc_hooks_only()) {
@@ -500,7 +506,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
 	p->sampling = spy_samp_totals();
 
-	p->counters = calloc(8, sizeof(*p->counters));
+	p->counters = calloc(11, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -510,6 +516,11 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames)
 		add_counter(p, "plugin_modes", spy_plugin_modes);
 		add_counter(p, "thread_counts_omitted", !with_counts);
 		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
+		if (h->flags & GMON_HDR_SIGNAL) {
+			add_counter(p, "signal", spy_end_signal);
+			add_counter(p, "signal_pc", spy_end_pc);
+			add_counter(p, "signal_func", spy_end_func);
+		}
 	}
 out:
 	free(counts);
@@ -521,8 +532,9 @@ out:
 static void report_losses(const struct gmon_profile *p)
 {
 	const struct gmon_header *h = &p->hdr;
+	const struct gmon_sampling *g = p->sampling;
 
-	if (h->error && *h->error)
+	if (h->error && *h->error && !spy_first_error_said)
 		spy_warn("spy: %s", h->error);
 	if (h->dropped_arcs || h->dropped_funcs)
 		spy_warn(
@@ -543,18 +555,64 @@ static void report_losses(const struct gmon_profile *p)
 				"spy: %llu context-switch records lost: off-CPU time is short by what they held",
 				(unsigned long long)lost);
 	}
+	if (g && g->dropped)
+		spy_warn("spy: %llu of %llu samples dropped (%.0f %%): stack tables full or busy (a thread "
+			 "keeps at most %u distinct stacks and %u frames)",
+			 (unsigned long long)g->dropped, (unsigned long long)(g->taken + g->dropped),
+			 100.0 * (double)g->dropped / (double)(g->taken + g->dropped), SPY_SAMP_STACKS,
+			 SPY_SAMP_FRAMES);
 	if (h->slots_lost)
 		spy_warn("spy: %llu functions share the unregistered counter: more than %u functions",
 			 (unsigned long long)h->slots_lost, SPY_SLOTS_MAX);
 }
 
+/*
+ * The file, with SIGXFSZ blocked on this thread (the kernel sends it to the writing thread): past a
+ * file-size limit the write fails with EFBIG, one line and no file left, instead of killing the
+ * program. A SIGXFSZ this write raised is taken off again; one the program already had stays.
+ */
+static int write_quietly(const char *path, const void *buf, size_t len, char *err, size_t errsz)
+{
+	sigset_t xfsz, old, pending;
+	int had = 0, rc;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	if (!sigpending(&pending))
+		had = sigismember(&pending, SIGXFSZ);
+	rc = gmon_write_file(path, buf, len, err, errsz);
+	if (!had && !sigpending(&pending) && sigismember(&pending, SIGXFSZ)) {
+		struct timespec zero = { 0, 0 };
+
+		sigtimedwait(&xfsz, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+static int write_profile(const char *path, int final);
+
 int spy_write(const char *path, int final)
+{
+	int rc;
+
+	spy_in_write++;
+	spy_sig_write_begin();
+	rc = write_profile(path, final);
+	spy_in_write--;
+	spy_sig_write_end();
+	return rc;
+}
+
+static int write_profile(const char *path, int final)
 {
 	struct spy_thread *me = spy_tls_thread;
 	struct gmon_profile p;
 	int real = me != &spy_idle_thread && me != &spy_unattached;
 	char pbuf[PATH_MAX], err[512];
-	uint64_t open_frames = 0;
+	uint64_t open_frames = 0, hz;
+	uint32_t tsc_flags = 0;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc, busy = 0;
@@ -573,6 +631,8 @@ int spy_write(const char *path, int final)
 	}
 	gmon_profile_init(&p);
 	spy_samp_quiet++; /* the writer's allocations are the profiler's */
+	/* only time mode has cycles to convert */
+	hz = spy_written_mode() == SPY_MODE_TIME ? spy_tsc_hz(&tsc_flags) : 0;
 	pthread_mutex_lock(&spy_lock);
 	/* at exit the sources stop first, so the totals written are the totals; a call of FUNC
 	 * (calls:FUNC) still waiting for its next hook is recorded while its frame is there */
@@ -589,7 +649,24 @@ int spy_write(const char *path, int final)
 		spy_thread_close_frames(me, now);
 		me->abandoned = ab; /* open at exit is not abandoned */
 	}
-	rc = build(&p, final, &open_frames);
+	/*
+	 * Every other thread is held at its next hook (or found asleep) before anything is read, so the
+	 * add-one counts and the arcs are of the same moment; a sleeping thread that woke during the
+	 * read makes it start over (twice at most).
+	 */
+	for (int tries = 0;; tries++) {
+		uint64_t of = open_frames;
+
+		spy_freeze(me);
+		rc = build(&p, final, &of, hz, tsc_flags);
+		if (tries == 2 || spy_frozen_still(me)) {
+			open_frames = of;
+			break;
+		}
+		gmon_profile_release(&p);
+		gmon_profile_init(&p);
+	}
+	spy_thaw();
 	pthread_mutex_unlock(&spy_lock);
 	spy_samp_quiet--;
 	if (real)
@@ -604,7 +681,7 @@ int spy_write(const char *path, int final)
 		return -1;
 	}
 	gmon_profile_release(&p);
-	rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	rc = write_quietly(path, buf, len, err, sizeof(err));
 	free(buf);
 	if (rc)
 		spy_warn("spy: cannot write profile '%s': %s", path, err);

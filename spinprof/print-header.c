@@ -1,5 +1,10 @@
 /* The report's first part for spy profiles: the run, the profiler's own cost, what was lost, and
  * the Multics self-check (each function's add-one count against the calls its arcs recorded). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sigabbrev_np */
+#endif
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "prof.h"
@@ -73,6 +78,68 @@ static const char *tsc_source(const struct gmon_header *h)
 	}
 }
 
+static uint64_t counter(const struct prof *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->spy.ncounters; i++)
+		if (p->spy.counters[i].name && !strcmp(p->spy.counters[i].name, name))
+			return p->spy.counters[i].value;
+	return 0;
+}
+
+static const char *func_at(const struct prof *p, uint64_t pc)
+{
+	uint32_t i = pc ? prof_lookup(p, pc) : PROF_NONE;
+	return i != PROF_NONE && p->items[i].name ? p->items[i].name : NULL;
+}
+
+/* The function holding pc: the one whose range holds it or, the last function having no known end,
+ * the nearest below it when that is the thread's innermost instrumented call (top). */
+static const char *func_of_pc(const struct prof *p, uint64_t pc, uint64_t top)
+{
+	const char *name = func_at(p, pc);
+	const struct prof_func *below = NULL;
+	if (name || !pc || !top)
+		return name;
+	for (size_t i = 0; i < p->nsyms; i++)
+		if (p->items[i].addr <= pc && (!below || p->items[i].addr > below->addr))
+			below = &p->items[i];
+	if (!below || below->addr != top)
+		return NULL;
+	/* and both in one module's text: a PC in a library is not in the executable's last function */
+	for (uint32_t m = 0; m < p->spy.nmodules; m++) {
+		const struct gmon_module *g = &p->spy.modules[m];
+		if (top >= g->text_lo && top < g->text_hi)
+			return pc < g->text_hi ? below->name : NULL;
+	}
+	return NULL;
+}
+
+/* The run ended by a signal: which, where, and whether the profile is whole. */
+static void print_signal(FILE *f, const struct prof *p)
+{
+	const struct gmon_header *h = &p->spy.hdr;
+	int sig = (int)counter(p, "signal");
+	uint64_t pc = counter(p, "signal_pc");
+	const char *abbrev = sig > 0 && sig < 65 ? sigabbrev_np(sig) : NULL;
+	uint64_t top_addr = counter(p, "signal_func");
+	const char *at = func_of_pc(p, pc, top_addr), *top = func_at(p, top_addr);
+	char name[32];
+
+	if (abbrev)
+		snprintf(name, sizeof(name), "SIG%s", abbrev);
+	else
+		snprintf(name, sizeof(name), "signal %d", sig);
+	fprintf(f, "%s by %s at 0x%llx", h->flags & GMON_HDR_INCOMPLETE ? "incomplete: killed" : "ended",
+		name, (unsigned long long)pc);
+	if (at)
+		fprintf(f, " in %s", at);
+	if (top && (!at || strcmp(at, top)))
+		fprintf(f, " (innermost instrumented call: %s)", top);
+	fputs(h->flags & GMON_HDR_INCOMPLETE ? "; written in the crash handler: what could be read\n" :
+					       "; the profile was written before the signal took effect\n",
+	      f);
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -94,14 +161,31 @@ void print_header(FILE *f, const struct prof *p)
 		calls += p->items[i].arcs_in;
 	double per = p->hook_out + p->hook_in;
 	double total = h->tsc_hz ? (double)calls * per / (double)h->tsc_hz : 0;
-	if (h->mode == SPY_MODE_COUNT)
+	if (h->mode == SPY_MODE_COUNT) {
 		fputs("hook overhead: none, mode count has no hooks (add-one counters only)\n", f);
-	else
+	} else {
+		/* the hooks of several threads add up past the run's real time: their share is of the
+		 * process's CPU time when the file has it, else of the threads' summed lifetimes */
+		double base = p->duration_s;
+		char of[96] = "the run";
+		if (p->spy.nthreads > 1 && p->spy.sampling && p->spy.sampling->cpu_ns) {
+			base = (double)p->spy.sampling->cpu_ns / 1e9;
+			snprintf(of, sizeof(of), "the run's %.6f CPU seconds", base);
+		} else if (p->spy.nthreads > 1) {
+			base = 0;
+			for (uint32_t i = 0; i < p->spy.nthreads; i++) {
+				const struct gmon_thread *t = &p->spy.threads[i];
+				if (t->end_ns > t->start_ns)
+					base += (double)(t->end_ns - t->start_ns) / 1e9;
+			}
+			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads, base);
+		}
 		fprintf(f,
 			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
-			"%.2f%% of the run\n",
+			"%.2f%% of %s\n",
 			per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
-			p->duration_s > 0 ? 100.0 * total / p->duration_s : 0.0);
+			base > 0 ? 100.0 * total / base : 0.0, of);
+	}
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
 		"slots lost %llu, unregistered %llu\n",
@@ -119,6 +203,8 @@ void print_header(FILE *f, const struct prof *p)
 	}
 	if (h->error && h->error[0])
 		fprintf(f, "runtime error: %s\n", h->error);
+	if (h->flags & GMON_HDR_SIGNAL)
+		print_signal(f, p);
 	if (h->mode == SPY_MODE_COUNT) {
 		fputs("self-check: not possible in mode count (no arcs)\n", f);
 	} else {

@@ -1,0 +1,136 @@
+#!/bin/bash
+# t128: a run ended by SIGINT, SIGTERM, SIGHUP or SIGQUIT keeps its profile: samples/signals.c built
+# plain and with the plugin ends with the same wait status (the same signal), and the profile exists,
+# reads, has work() 1000 times and says which signal ended the run. Also: `timeout` (SIGTERM from
+# outside) mid-loop, a program's own SIGINT handler runs first (then its SIG_DFL and raise reach the
+# runtime), a handler that only sets a flag keeps the run going to a normal exit, SIGINT's disposition
+# reads back as SIG_DFL, and a SIGHUP ignored from the start (nohup) stays ignored.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 11
+
+cat >"$T/ws.c" <<'EOC'
+/* ws PROG ARG...: run PROG, print "exit N" or "signal N" */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int st;
+	pid_t p = fork();
+	if (p == 0) {
+		execv(argv[1], argv + 1);
+		_exit(127);
+	}
+	if (argc < 2 || waitpid(p, &st, 0) != p)
+		return 1;
+	if (WIFSIGNALED(st))
+		printf("signal %d\n", WTERMSIG(st));
+	else
+		printf("exit %d\n", WEXITSTATUS(st));
+	return 0;
+}
+EOC
+# shellcheck disable=SC2086
+build() {
+	$CC -O2 "$T/ws.c" -o "$T/ws" && $CC -O2 -I"$SAMPLES" $SPY_SAN_FLAGS "$SAMPLES/signals.c" -o "$T/plain" -lpthread &&
+		rt_cc "$T/sig" "$CC" "$SAMPLES/signals.c"
+}
+check "the programs build (plain and with the plugin)" build
+ulimit -c 0
+# under AddressSanitizer sigaction() is the sanitizer's: a handler the program sets replaces the
+# runtime's for good, and SIGINT's disposition reads back as the runtime's handler
+asan=0
+case $SPY_SAN_FLAGS in *address*) asan=1 ;; esac
+
+# same HOW [PATTERN]: the wait status of the two builds is the same, and the profile reads, has
+# work() 1000 times, and its header line matches PATTERN
+same() {
+	local how=$1 pat=$2 a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$("$T/ws" "$T/plain" "$how" 2>/dev/null | tail -n 1)
+	b=$("$T/ws" "$T/sig" "$how" 2>/dev/null | tail -n 1)
+	echo "plain: $a, spy: $b"
+	[ -n "$a" ] && [ "$a" = "$b" ] || return 1
+	"$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 || { head -n 3 report; return 1; }
+	grep -qx 'func work 1000' <(rt_facts gmon.out) || { rt_facts gmon.out; return 1; }
+	[ -z "$pat" ] || grep -q "$pat" report || { grep -E '^(ended|incomplete)' report; return 1; }
+}
+for s in INT TERM HUP QUIT; do
+	check "SIG$s: status as plain, profile with work() 1000 times, 'ended by SIG$s'" \
+		same $s "^ended by SIG$s at 0x[0-9a-f]* .*the profile was written before the signal took effect"
+done
+
+# the signal lands anywhere in the loop, also between a call's count and its enter hook: 5 runs
+timeout_term() {
+	local a b i
+	cd "$T" || return 1
+	a=$(timeout 0.3 "$T/plain" forever; echo $?)
+	for ((i = 0; i < 5; i++)); do
+		rm -f gmon.out
+		b=$(timeout 0.3 "$T/sig" forever; echo $?)
+		echo "run $i: plain: $a, spy: $b"
+		[ "$a" = 124 ] && [ "$b" = 124 ] && "$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 &&
+			grep -q '^ended by SIGTERM at 0x[0-9a-f]* in work\|^ended by SIGTERM at 0x[0-9a-f]* (innermost instrumented call: \(work\|main\))' report &&
+			grep -q '^self-check: [0-9]* functions, add-one counts equal' report || { grep -E '^(ended|self|mism)' report; return 1; }
+	done
+}
+check "timeout 0.3 (SIGTERM mid-loop), 5 runs: status 124 as plain, profile reads, self-check holds" timeout_term
+
+# the signal lands in a loop without calls: no hook comes, a timer writes the profile
+spin() {
+	local a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$(timeout 0.3 "$T/plain" spin; echo $?)
+	b=$(timeout 0.3 "$T/sig" spin; echo $?)
+	echo "plain: $a, spy: $b"
+	[ "$a" = 124 ] && [ "$b" = 124 ] && "$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 &&
+		grep -q '^ended by SIGTERM at 0x[0-9a-f]* in spin' report && grep -qx 'func work 1000' <(rt_facts gmon.out) ||
+		{ grep -E '^(ended|spinprof)' report; return 1; }
+}
+check "timeout 0.3 in a loop without calls: status 124 as plain, profile written (in spin)" spin
+
+own() {
+	local out
+	cd "$T" || return 1
+	out=$("$T/ws" "$T/sig" own)
+	echo "$out"
+	[ "$out" = "$(printf 'own handler\nsignal 2')" ] || return 1
+	[ $asan -eq 1 ] || same own '^ended by SIGINT'
+}
+check "the program's own SIGINT handler runs first; its SIG_DFL and raise then end the run (status as plain)" own
+
+flag() {
+	local out
+	cd "$T" && rm -f gmon.out || return 1
+	out=$("$T/ws" "$T/sig" flag)
+	echo "$out"
+	[ "$out" = "$(printf 'flagged\nexit 0')" ] && same flag && ! grep -q '^ended by' report
+}
+check "a SIGTERM handler that sets a flag: the run goes on to exit 0, the profile is the normal one" flag
+
+query() {
+	local a b
+	cd "$T" || return 1
+	a=$("$T/plain" query) b=$("$T/sig" query)
+	echo "plain: $a, spy: $b"
+	[ "$a" = "$b" ] && [ "$(head -n 1 <<<"$b")" = default ]
+}
+if [ $asan -eq 1 ]; then
+	ok "SIGINT's disposition reads back as SIG_DFL # SKIP AddressSanitizer intercepts sigaction"
+else
+	check "SIGINT's disposition reads back as SIG_DFL, as in the plain build" query
+fi
+
+nohup_hup() {
+	local a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$(trap '' HUP && "$T/ws" "$T/plain" HUP | tail -n 1)
+	b=$(trap '' HUP && "$T/ws" "$T/sig" HUP | tail -n 1)
+	echo "plain: $a, spy: $b"
+	[ "$a" = "exit 3" ] && [ "$b" = "exit 3" ] && "$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 &&
+		! grep -q '^ended by' report
+}
+check "SIGHUP ignored from the start (nohup): still ignored, the run ends normally" nohup_hup
+
+tap_done

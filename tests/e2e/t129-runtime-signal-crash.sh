@@ -1,0 +1,85 @@
+#!/bin/bash
+# t129: a run ended by SIGSEGV, SIGFPE, SIGILL, SIGBUS or SIGABRT (samples/signals.c, crashing in
+# crash_here after 1000 calls of work()) ends with the plain build's wait status, and its profile reads,
+# has work() 1000 times and crash_here() once, and says "incomplete: killed by SIGxxx at PC in
+# crash_here" (for abort(), whose PC is in libc, crash_here as the innermost instrumented call). A
+# SIGSEGV on a second thread while main loops: the same status, and the self-check holds. Under
+# AddressSanitizer the sanitizer keeps the crash signals: only the statuses are compared.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 7
+
+cat >"$T/ws.c" <<'EOC'
+/* ws PROG ARG...: run PROG, print "exit N" or "signal N" */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int st;
+	pid_t p = fork();
+	if (p == 0) {
+		execv(argv[1], argv + 1);
+		_exit(127);
+	}
+	if (argc < 2 || waitpid(p, &st, 0) != p)
+		return 1;
+	if (WIFSIGNALED(st))
+		printf("signal %d\n", WTERMSIG(st));
+	else
+		printf("exit %d\n", WEXITSTATUS(st));
+	return 0;
+}
+EOC
+# shellcheck disable=SC2086
+build() {
+	$CC -O2 "$T/ws.c" -o "$T/ws" && $CC -O2 -I"$SAMPLES" $SPY_SAN_FLAGS "$SAMPLES/signals.c" -o "$T/plain" -lpthread &&
+		rt_cc "$T/sig" "$CC" "$SAMPLES/signals.c"
+}
+check "the programs build (plain and with the plugin)" build
+ulimit -c 0
+asan=0
+case $SPY_SAN_FLAGS in *address*) asan=1 ;; esac
+
+# crash HOW PATTERN: the same wait status as plain; the profile reads, its counts, its header line
+crash() {
+	local how=$1 pat=$2 a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$("$T/ws" "$T/plain" "$how" 2>/dev/null | tail -n 1)
+	b=$("$T/ws" "$T/sig" "$how" 2>/dev/null | tail -n 1)
+	echo "plain: $a, spy: $b"
+	[ -n "$a" ] && [ "$a" = "$b" ] || return 1
+	[ $asan -eq 0 ] || return 0
+	[ "${a%% *}" = signal ] || return 1
+	"$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 || { head -n 3 report; return 1; }
+	[ "$(rt_facts gmon.out | grep -c -x 'func work 1000\|func crash_here 1')" -eq 2 ] || { rt_facts gmon.out; return 1; }
+	rt_dump gmon.out | grep -q '^header .*flags=0x1[a-f0-9]$' || { rt_dump gmon.out | head -n 1; return 1; }
+	grep -q "$pat" report || { grep -E '^(ended|incomplete)' report; return 1; }
+}
+for s in SEGV FPE BUS; do
+	check "SIG$s: status as plain; profile marked incomplete, killed by SIG$s in crash_here" \
+		crash $s "^incomplete: killed by SIG$s at 0x[0-9a-f]* in crash_here; written in the crash handler"
+done
+# GCC puts __builtin_trap's ud2 in crash_here.cold, outside the function's own range: named by the
+# shadow stack's innermost call then
+check "SIGILL: status as plain; incomplete, killed by SIGILL, crash_here named" \
+	crash ILL "^incomplete: killed by SIGILL at 0x[0-9a-f]* \(in crash_here;\|(innermost instrumented call: crash_here)\)"
+check "SIGABRT (abort): status as plain; incomplete, innermost instrumented call crash_here" \
+	crash ABRT "^incomplete: killed by SIGABRT at 0x[0-9a-f]* .*crash_here"
+
+thread() {
+	local a b
+	cd "$T" && rm -f gmon.out || return 1
+	a=$("$T/ws" "$T/plain" tSEGV 2>/dev/null | tail -n 1)
+	b=$("$T/ws" "$T/sig" tSEGV 2>/dev/null | tail -n 1)
+	echo "plain: $a, spy: $b"
+	[ "$a" = "$b" ] || return 1
+	[ $asan -eq 0 ] || return 0
+	[ "$a" = "signal 11" ] || return 1
+	"$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 &&
+		grep -q '^incomplete: killed by SIGSEGV at 0x[0-9a-f]* in crash_here' report &&
+		grep -q '^self-check: [0-9]* functions, add-one counts equal' report || { grep -E '^(incompl|self|mism)' report; return 1; }
+}
+check "SIGSEGV on a thread while main loops: status as plain, self-check holds" thread
+
+tap_done

@@ -1,0 +1,118 @@
+#!/bin/bash
+# t130: what the runtime says at run time: samples dropped for full stack tables are one line at exit
+# (with the numbers the file has), a warning about a long value keeps its reason, a value with a
+# newline stays one line, SPYRT_MODE=count with SPYRT_WATCH=calls:FUNC is one line for one problem,
+# and spinprof's hook overhead with several threads says what it is a share of (and stays <= 100 %).
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 8
+
+# 2^19 leaf calls, each under one of 2^19 distinct stacks of 20 frames: the frame pool fills
+cat >"$T/drop.c" <<'EOC'
+#include "sample.h"
+NOINL int leaf(int x) { BARRIER(); return x + 1; }
+NOINL int rec(int d, unsigned bits, int how)
+{
+	int r;
+	if (!d)
+		return leaf(how);
+	if (bits & 1)
+		r = rec(d - 1, bits >> 1, 1);
+	else
+		r = rec(d - 1, bits >> 1, 2);
+	BARRIER();
+	return r + how;
+}
+int main(void)
+{
+	int s = 0;
+	for (unsigned i = 0; i < (1u << 19); i++)
+		s += rec(19, i, 0);
+	return s == 0;
+}
+EOC
+cat >"$T/thr.c" <<'EOC'
+#include <pthread.h>
+#include "sample.h"
+NOINL int leaf(int x) { BARRIER(); return x + 1; }
+NOINL void *work(void *a) { unsigned s = 0; for (int i = 0; i < 2000000; i++) s += (unsigned)leaf(i); return s ? a : 0; }
+int main(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], 0, work, 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOC
+check "the programs build" eval 'rt_cc "$T/drop" "$CC" "$T/drop.c" && rt_cc "$T/thr" "$CC" "$T/thr.c" -pthread'
+
+dropped() {
+	local err n d
+	cd "$T" || return 1
+	err=$(SPYRT_WATCH=calls:leaf ./drop 2>&1 >/dev/null) || return 1
+	echo "$err"
+	d=$(rt_get gmon.out sampling dropped)
+	n=$(grep -c 'samples dropped' <<<"$err")
+	[ "$n" -eq 1 ] && [ "${d:-0}" -gt 0 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] &&
+		grep -q "^spy: $d of 524288 samples dropped ([0-9]* %): stack tables full" <<<"$err"
+}
+check "samples dropped for full tables: one line at exit, the file's number of 524288" dropped
+
+long_value() {
+	local err v
+	cd "$T" || return 1
+	v=$(printf 'a%.0s' $(seq 6000))
+	err=$(SPYRT_START=$v "$T/drop" 2>&1 >/dev/null)
+	echo "${err:0:100}...${err: -100}"
+	[ "$(grep -c . <<<"$err")" -eq 1 ] && [ ${#err} -le 1100 ] &&
+		grep -q "^spy: SPYRT_START='aaaa.*is not a function name; ignored$" <<<"$err"
+}
+check "a 6000-byte value: one line of at most 1100 bytes that keeps its reason" long_value
+
+long_name() {
+	local err v
+	cd "$T" || return 1
+	v=$(printf 'b%.0s' $(seq 600))
+	err=$(SPYRT_START=$v "$T/drop" 2>&1 >/dev/null)
+	echo "${err:0:100}...${err: -100}"
+	[ "$(grep -c . <<<"$err")" -eq 1 ] && grep -q "^spy: SPYRT_START=bbbb.*: no instrumented function has that name$" <<<"$err" &&
+		"$SPY_BUILD/spinprof" -b "$T/gmon.out" | grep -q '^runtime error: SPYRT_START=bbb.*no instrumented function has that name$'
+}
+check "a 600-byte function name not found: the line and the file's error keep the reason" long_name
+
+newline() {
+	local err
+	cd "$T" || return 1
+	err=$(SPYRT_MODE=$'ti\nme' "$T/drop" 2>&1 >/dev/null)
+	echo "$err"
+	[ "$(wc -l <<<"$err")" -eq 1 ] && [ "$err" = "spy: SPYRT_MODE='ti\\nme' is not count, arcs or time; using time" ]
+}
+check "a value with a newline: one line, the newline shown as \\n" newline
+
+count_calls() {
+	local err
+	cd "$T" || return 1
+	err=$(SPYRT_MODE=count SPYRT_WATCH=calls:leaf "$T/drop" 2>&1 >/dev/null)
+	echo "$err"
+	[ "$(grep -c . <<<"$err")" -eq 1 ] && grep -q 'calls:leaf needs the hooks' <<<"$err" &&
+		"$SPY_BUILD/spinprof" -b "$T/gmon.out" | grep -q '^runtime error: SPYRT_WATCH=calls: SPYRT_MODE=count has no hooks'
+}
+check "SPYRT_MODE=count with SPYRT_WATCH=calls:leaf: one line (the file still says it)" count_calls
+
+# overhead SHARE-PATTERN [ENV...]: the header's share names its base and is at most 100 %
+overhead() {
+	local line pct pat=$1
+	shift
+	cd "$T" && env "$@" ./thr || return 1
+	line=$("$SPY_BUILD/spinprof" -b gmon.out | grep '^hook overhead:')
+	echo "$line"
+	pct=$(sed -n 's/.* \([0-9.]*\)% of .*/\1/p' <<<"$line")
+	grep -q "% of $pat\$" <<<"$line" && awk -v p="$pct" 'BEGIN { exit !(p != "" && p <= 100) }'
+}
+check "four threads, sampled: the share is of the run's CPU seconds" overhead "the run's [0-9.]* CPU seconds"
+check "four threads, not sampled: the share is of the threads' time together" \
+	overhead "the 5 threads' [0-9.]* seconds together" SPYRT_WATCH=none
+
+tap_done
