@@ -365,8 +365,8 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
-	uint32_t parked;       /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;   /* 1 + its CPU clock when a freeze found it asleep */
+	uint32_t parked;     /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu; /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */

@@ -178,7 +178,8 @@ void print_header(FILE *f, const struct prof *p)
 				if (t->end_ns > t->start_ns)
 					base += (double)(t->end_ns - t->start_ns) / 1e9;
 			}
-			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads, base);
+			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads,
+				 base);
 		}
 		fprintf(f,
 			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "

@@ -84,7 +84,7 @@ struct prof {
 	size_t nstacks, stacks_alloc;
 	uint32_t *frames;
 	size_t nframes, frames_alloc;
-	int offcpu;               /* off-CPU time measured apart: the times are CPU time */
+	int offcpu; /* off-CPU time measured apart: the times are CPU time */
 	/* with offcpu only (else NULL, so that profiles without it cost no memory): by function index
 	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
 	struct prof_off *func_off;

@@ -485,7 +485,6 @@ static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t n
 	return first;
 }
 
-
 /* The function holding pc: the binary's symbol there, when it is one of p's functions; without
  * the binary, the function below pc in pc's module. PROF_NONE for code of no instrumented one. */
 static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_hash *h, uint64_t pc)
