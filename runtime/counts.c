@@ -44,6 +44,15 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 		if (!c)
 			c = graveyard;
 		__atomic_store_n(&t->counts, c, __ATOMIC_RELEASE);
+		/*
+		 * The thread's first count: a write that began before its record was listed has not
+		 * seen it, and would read this count without the arc of the hook that follows it. So
+		 * the count waits for that write, which sees either the record (and waits for this
+		 * thread's first hook) or, after this fence, this thread waits here.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 1))
+			spy_park(t);
 	}
 	return __spy_counts = c;
 }

@@ -463,6 +463,8 @@ static int freeze_quiet(struct spy_thread *t, struct spy_thread *self)
 void spy_freeze(struct spy_thread *self)
 {
 	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
+	/* code with hooks registered: a thread's first count is followed by its first hook */
+	int hooked = (spy_plugin_modes & ~(1u << SPY_MODE_COUNT)) != 0;
 
 	if (spy_mode == SPY_MODE_COUNT) /* no hooks run: nothing to hold */
 		return;
@@ -477,6 +479,12 @@ void spy_freeze(struct spy_thread *self)
 			t->freeze_cpu = 0;
 			if (freeze_quiet(t, self))
 				continue;
+			/* counted, and not yet at the end of its first hook (setting up its tables, which
+			 * may sleep in a system call): its call is not recorded yet, so it is waited for */
+			if (hooked && !__atomic_load_n(&t->tables, __ATOMIC_ACQUIRE)) {
+				all = 0;
+				continue;
+			}
 			if (thread_asleep(t->tid)) {
 				t->freeze_cpu = spy_thread_cpu_ns(t->tid) + 1; /* 0: not asleep */
 				continue;

@@ -53,7 +53,10 @@ crash() {
 	[ "${a%% *}" = signal ] || return 1
 	"$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 || { head -n 3 report; return 1; }
 	[ "$(rt_facts gmon.out | grep -c -x 'func work 1000\|func crash_here 1')" -eq 2 ] || { rt_facts gmon.out; return 1; }
-	rt_dump gmon.out | grep -q '^header .*flags=0x1[a-f0-9]$' || { rt_dump gmon.out | head -n 1; return 1; }
+	# header flags SIGNAL (bit 4) and INCOMPLETE (bit 5) both set
+	local f
+	f=$(rt_dump gmon.out | sed -n 's/^header .*flags=\(0x[0-9a-f]*\)$/\1/p')
+	[ -n "$f" ] && (((f & 0x30) == 0x30)) || { rt_dump gmon.out | head -n 1; return 1; }
 	grep -q "$pat" report || { grep -E '^(ended|incomplete)' report; return 1; }
 }
 for s in SEGV FPE BUS; do
