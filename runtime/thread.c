@@ -454,9 +454,12 @@ static int thread_asleep(pid_t tid)
 	return p && p[1] == ' ' && strchr("StTZXx", p[2]);
 }
 
+/* The writer itself is known by its thread id too: in a program whose code has no hooks (a mode=count
+ * build) its hooks' thread is never attached, while the counts made its record. */
 static int freeze_quiet(struct spy_thread *t, struct spy_thread *self)
 {
-	return t == self || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
+	return t == self || t->tid == gettid() ||
+	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
 	       __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST);
 }
 
@@ -507,7 +510,8 @@ int spy_frozen_still(struct spy_thread *self)
 	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head)
 		return 0;
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
-		if (t != self && t->freeze_cpu && spy_thread_cpu_ns(t->tid) + 1 != t->freeze_cpu)
+		if (t != self && t->tid != gettid() && t->freeze_cpu &&
+		    spy_thread_cpu_ns(t->tid) + 1 != t->freeze_cpu)
 			return 0;
 	return 1;
 }
