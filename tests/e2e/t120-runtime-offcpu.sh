@@ -163,7 +163,11 @@ lost() {
 	rt_run "$M" 3000 || return 1
 	n3=$(rt_get "$M.out" thread off_switches) l3=$(rt_get "$M.out" thread off_lost)
 	cat "$M.stderr"
-	is 'l > 0 && n >= 500 && n <= 1024 && off >= n * 0.020' n="$n3" l="$l3" off="$(ms "$M.out" sleeper off_self)" &&
+	# the ring holds 1024 intervals; a switch while the ring is being read (the thread preempted
+	# in the drain, as seen under the sanitizers) adds its own, so a few more may be charged; the
+	# records lost (two a sleep) and the intervals charged account for about all 3000 sleeps
+	is 'l > 0 && n >= 500 && n <= 1024 + 8 && 2 * n + l >= 5400 && off >= n * 0.020' n="$n3" l="$l3" \
+		off="$(ms "$M.out" sleeper off_self)" &&
 		grep -q 'context-switch records lost' "$M.stderr"
 }
 check "a full ring: the records lost are counted and said, the rest still charged" lost
