@@ -5,7 +5,8 @@
 # give those exact numbers; the thread line has revision 2's off-CPU fields, the header's set= names
 # the bits of its flags; the end line gives the revision, the END record's count and the file's
 # length; the text equals the test tool's (common/gmon-dump.c); two files are dumped one after the
-# other; -o writes the same text; a report option with --dump is one line and status 2. A program that
+# other; -o writes the same text; a report option with --dump is one line and status 2; --help
+# and the usage line name it. A program that
 # names its thread "a b<tab>c" and is run with the arguments "x y" and "p<newline>q" keeps one
 # fact a line (the strings escaped). A truncated file, garbage, a missing file and a GNU gmon.out give
 # one line "spinprof: FILE: ..." on stderr, nothing on stdout, status 2.
@@ -15,12 +16,12 @@
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 
-tap_plan 15
+tap_plan 16
 
 P=$T/calls
 build() { rt_sample calls "$P" && rt_run "$P"; }
 if ! check "calls.c builds with the plugin and runs" build; then
-	for _ in $(seq 14); do not_ok "calls (not built)"; done
+	for _ in $(seq 15); do not_ok "calls (not built)"; done
 	tap_done
 fi
 cd "$T" || exit 1
@@ -128,6 +129,8 @@ report_opts() {
 	done
 }
 check "--dump with a report option: one line, status 2" report_opts
+helps() { "$SPINPROF" --help | grep -- '--dump' && "$SPINPROF" -x 2>&1 | grep -- '--dump'; }
+check "--help and the usage line name --dump" helps
 
 # strings keep one fact a line: a thread name with a blank and a tab (the runtime reads comm up to a newline), arguments with a blank and a newline
 cat >"$T/names.c" <<'C'
