@@ -133,9 +133,10 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);
-	fprintf(f,
-		" abi=%" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " mode=%s flags=0x%" PRIx32 " set=", h->abi,
+	fprintf(f, " abi=%" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " mode=%s flags=0x%" PRIx32 "\n", h->abi,
 		h->pid, h->ppid, gmon_mode_name(h->mode), h->flags);
+	/* the header line keeps its form (tests match its end): the flags' names on a line of their own */
+	fputs("hflags set=", f);
 	put_flags(f, h->flags & ~GMON_HDR_TSC_SOURCE_MASK, hflags);
 	fprintf(f, " tsc_source=%s\n", tsc_source_name(h->flags));
 	fprintf(f, "times start_ns=%" PRIu64 " end_ns=%" PRIu64 " tsc_hz=%" PRIu64 "\n", h->start_ns,

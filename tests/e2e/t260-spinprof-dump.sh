@@ -2,8 +2,8 @@
 # t260: spinprof --dump FILE... prints every record of spy profiles as text (docs/FORMAT.md, "Text
 # dump"). samples/calls.c (main 1, a 10, b 30, c 60; arcs <spontaneous>->main 1, main->a 10, a->b 30,
 # b->c 60) run under the runtime: the dump's func, arc (summed over call sites), time and count lines
-# give those exact numbers; the thread line has revision 2's off-CPU fields, the header's set= names
-# the bits of its flags; the end line gives the revision, the END record's count and the file's
+# give those exact numbers; the thread line has revision 2's off-CPU fields, the hflags line names
+# the bits of the header's flags; the end line gives the revision, the END record's count and the file's
 # length; the text equals the test tool's (common/gmon-dump.c); two files are dumped one after the
 # other; -o writes the same text; a report option with --dump is one line and status 2; --help
 # and the usage line name it. A program that
@@ -66,17 +66,17 @@ W
 }
 check "the dump's func, arc, time and count lines are calls.c's exact counts" exact
 
-# the header line's set= names exactly the bits 0-5 of its flags; the write at exit says final
+# the hflags line's set= names exactly the bits 0-5 of the header's flags; the write at exit says final
 hdrflags() {
 	local line flags want="" i names=(tsc_invariant final forked offcpu_none signal incomplete)
 	line=$(grep '^header ' dump.txt)
-	flags=$(sed -n 's/.* flags=\(0x[0-9a-f]*\) .*/\1/p' <<<"$line")
+	flags=$(sed -n 's/.* flags=\(0x[0-9a-f]*\)$/\1/p' <<<"$line")
 	[ -n "$flags" ] || { echo "no flags: $line"; return 1; }
 	for i in 0 1 2 3 4 5; do (((flags >> i) & 1)) && want+="${names[i]},"; done
-	grep -q " set=$want tsc_source=[a-z]*$" <<<"$line" || { echo "want set=$want: $line"; return 1; }
+	grep -qx "hflags set=$want tsc_source=[a-z]*" dump.txt || { echo "want set=$want: $line"; grep '^hflags' dump.txt; return 1; }
 	(((flags & 2) == 2)) || { echo "not final: $line"; return 1; }
 }
-check "the header line names its flags (set=) and the TSC source" hdrflags
+check "the hflags line names the header's flags and the TSC source" hdrflags
 
 # one thread, with revision 2's fields; every arc line has the three off-CPU fields
 offcpu() {
@@ -86,13 +86,12 @@ offcpu() {
 }
 check "revision 2's off-CPU fields on the thread and every arc" offcpu
 
-# the end line: the revision of the file header, the record count (HEADER, 5 MODULEs here or
-# whatever the dump lists: one per module, FUNCS, THREAD, SAMPLING if any, COUNTERS) and the size
+# the end line: the revision of the file header (bytes 8-11), the record count (HEADER, a MODULE per
+# module line, the one FUNCS, a THREAD per thread line, SAMPLING if any, COUNTERS) and the file's size
 endline() {
 	local size rev recs want
 	size=$(stat -c %s calls.out)
 	rev=$(od -An -tu4 -j8 -N4 calls.out | tr -d ' ')
-	# one FUNCS record per module with functions, here one; one THREAD; COUNTERS; HEADER
 	recs=$(($(grep -c '^module ' dump.txt) + 1 + $(grep -c '^thread ' dump.txt) + 2 + $(grep -c '^sampling ' dump.txt)))
 	want="end revision=$rev records=$recs length=$size file=calls.out"
 	[ "$(tail -n 1 dump.txt)" = "$want" ] || { echo "want: $want"; tail -n 1 dump.txt; return 1; }
@@ -149,7 +148,7 @@ escaped() {
 	grep -qx 'argv [^ ]*/names x\\x20y p\\x0aq  z' "$T/names.txt" || { grep '^argv' "$T/names.txt"; return 1; }
 	grep -q '^thread .* name=a\\x20b\\x09c arcs=' "$T/names.txt" || { grep '^thread' "$T/names.txt"; return 1; }
 	# every line starts with a known word
-	! grep -vE '^(header|times|overhead|lost|error|argv|module|func|thread|arc|time|count|sampling|stack|counter|end) ' "$T/names.txt"
+	! grep -vE '^(header|hflags|times|overhead|lost|error|argv|module|func|thread|arc|time|count|sampling|stack|counter|end) ' "$T/names.txt"
 }
 check "strings escaped: a thread name with a blank and a tab, arguments with a blank and a newline, stay on their line" escaped
 

@@ -119,7 +119,8 @@ exact() {
 	size=$(stat -c %s syn.out)
 	"$SPINPROF" --dump syn.out >got.txt || return 1
 	cat >want.txt <<W
-header tool=spy 9.9 abi=5 pid=101 ppid=102 mode=time flags=0x53c set=forked,offcpu_none,signal,incomplete, tsc_source=perf
+header tool=spy 9.9 abi=5 pid=101 ppid=102 mode=time flags=0x53c
+hflags set=forked,offcpu_none,signal,incomplete, tsc_source=perf
 times start_ns=1001 end_ns=1002 tsc_hz=1003
 overhead hook_out=12.345 hook_in=0.007 tsc_read=1.000
 lost dropped_arcs=11 dropped_funcs=12 dropped_frames=13 abandoned=14 unmatched=15 slots_lost=16 unregistered=17
