@@ -5,10 +5,9 @@
 # give those exact numbers; the thread line has revision 2's off-CPU fields, the hflags line names
 # the bits of the header's flags; the end line gives the revision, the END record's count and the file's
 # length; the text equals the test tool's (common/gmon-dump.c); two files are dumped one after the
-# other; -o writes the same text; a report option with --dump is one line and status 2; --help
-# and the usage line name it. A program that
-# names its thread "a b<tab>c" and is run with the arguments "x y" and "p<newline>q" keeps one
-# fact a line (the strings escaped). A truncated file, garbage, a missing file and a GNU gmon.out give
+# other; -o writes the same text; a report option with --dump is one line and status 2; --help and
+# the usage line name it. A program that names its thread "a b<tab>c" and is run with the arguments
+# "x y" and "p<newline>q" keeps one fact a line (the strings escaped). A truncated file, garbage, a missing file and a GNU gmon.out give
 # one line "spinprof: FILE: ..." on stderr, nothing on stdout, status 2.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 . "$(dirname "$0")/t100-runtime-basics.sh"
