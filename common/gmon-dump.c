@@ -1,9 +1,13 @@
 /* gmon_dump(): a decoded profile as text, one fact a line, with addresses named after the profile's
  * own functions; for tests and for looking at a file by hand. Built with -DGMON_DUMP_MAIN, together
  * with gmon-io.c, it is a small tool: gmon-dump FILE... prints each file's text. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gmon-format.h"
 
@@ -12,6 +16,7 @@
 struct sym {
 	uint64_t addr;
 	const char *name;
+	char *own; /* name, when it had to be escaped (see put_str) */
 };
 
 static int sym_cmp(const void *a, const void *b)
@@ -59,12 +64,81 @@ static const char *sym_name(const struct symtab *t, uint64_t addr, char *buf, si
 	return buf;
 }
 
+/* A string of the file as one word of a line: control bytes, DEL and the backslash as \xNN, and with
+ * space also the blank, so that no string can end a line or (blank) a field. "-" for an empty one. */
+static void put_str(FILE *f, const char *s, int blank)
+{
+	if (!s || !*s) {
+		fputc('-', f);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == '\\' || (blank && *c == ' '))
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+}
+
+/* The names of the bits set in flags (names[i] for bit i, NULL past the last), each followed by a
+ * comma, then the bits without a name in hex ("0x40,"). */
+static void put_flags(FILE *f, uint32_t flags, const char *const *names)
+{
+	uint32_t known = 0;
+
+	for (int i = 0; names[i]; i++) {
+		known |= 1u << i;
+		if (flags & (1u << i))
+			fprintf(f, "%s,", names[i]);
+	}
+	if (flags & ~known)
+		fprintf(f, "0x%" PRIx32 ",", flags & ~known);
+}
+
+static const char *tsc_source_name(uint32_t flags)
+{
+	static const char *const n[] = {
+		"unsaid", "measured", "cpuid", "hypervisor", "sysfs", "perf", "arch"
+	};
+	uint32_t v = (flags & GMON_HDR_TSC_SOURCE_MASK) >> GMON_HDR_TSC_SOURCE_SHIFT;
+
+	return v < sizeof(n) / sizeof(n[0]) ? n[v] : "unknown";
+}
+
+/* s escaped as put_str(f, s, 1) prints it: NULL when it needs no escape (or memory ran out). */
+static char *esc_dup(const char *s)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *m;
+
+	if (!s || !*s ||
+	    !s[strcspn(s, "\\ \x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
+			  "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f")])
+		return NULL;
+	m = open_memstream(&text, &size);
+	if (!m)
+		return NULL;
+	put_str(m, s, 1);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	fprintf(f,
-		"header tool=%s abi=%" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " mode=%s flags=0x%" PRIx32
-		"\n",
-		h->tool, h->abi, h->pid, h->ppid, gmon_mode_name(h->mode), h->flags);
+	static const char *const hflags[] = { "tsc_invariant", "final",      "forked", "offcpu_none",
+					      "signal",        "incomplete", NULL };
+
+	fputs("header tool=", f);
+	put_str(f, h->tool, 0);
+	fprintf(f, " abi=%" PRIu32 " pid=%" PRIu32 " ppid=%" PRIu32 " mode=%s flags=0x%" PRIx32 "\n", h->abi,
+		h->pid, h->ppid, gmon_mode_name(h->mode), h->flags);
+	/* the header line keeps its form (tests match its end): the flags' names on a line of their own */
+	fputs("hflags set=", f);
+	put_flags(f, h->flags & ~GMON_HDR_TSC_SOURCE_MASK, hflags);
+	fprintf(f, " tsc_source=%s\n", tsc_source_name(h->flags));
 	fprintf(f, "times start_ns=%" PRIu64 " end_ns=%" PRIu64 " tsc_hz=%" PRIu64 "\n", h->start_ns,
 		h->end_ns, h->tsc_hz);
 	fprintf(f,
@@ -78,15 +152,22 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 		"\n",
 		h->dropped_arcs, h->dropped_funcs, h->dropped_frames, h->abandoned, h->unmatched,
 		h->slots_lost, h->unregistered);
-	fprintf(f, "error %s\n", h->error && *h->error ? h->error : "-");
-	fprintf(f, "argv");
-	for (uint32_t i = 0; i < h->argc; i++)
-		fprintf(f, " %s", h->argv[i]);
+	fputs("error ", f);
+	put_str(f, h->error, 0);
+	fputs("\nargv", f);
+	for (uint32_t i = 0; i < h->argc; i++) {
+		fputc(' ', f);
+		if (*h->argv[i]) /* an empty argument leaves two blanks */
+			put_str(f, h->argv[i], 1);
+	}
 	fputc('\n', f);
 }
 
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
+	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
+	static const char *const tflags[] = { "main", "exited", "offcpu", NULL };
+	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
 	char b1[32], b2[32];
@@ -95,9 +176,12 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 		nsym += p->funcsets[i].nr;
 	t.s = calloc(nsym ? nsym : 1, sizeof(*t.s));
 	for (uint32_t i = 0; t.s && i < p->nfuncsets; i++)
-		for (uint32_t j = 0; j < p->funcsets[i].nr; j++)
-			t.s[t.n++] =
-				(struct sym){ p->funcsets[i].funcs[j].addr, p->funcsets[i].funcs[j].name };
+		for (uint32_t j = 0; j < p->funcsets[i].nr; j++) {
+			const struct gmon_func *fn = &p->funcsets[i].funcs[j];
+			char *own = esc_dup(fn->name);
+
+			t.s[t.n++] = (struct sym){ fn->addr, own ? own : fn->name, own };
+		}
 	if (t.s)
 		qsort(t.s, t.n, sizeof(*t.s), sym_cmp);
 
@@ -105,16 +189,15 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 	for (uint32_t i = 0; i < p->nmodules; i++) {
 		const struct gmon_module *m = &p->modules[i];
 
-		fprintf(f,
-			"module id=%" PRIu32 " flags=%s%s%s%s base=0x%" PRIx64 " text=0x%" PRIx64
-			"-0x%" PRIx64 " build_id=",
-			m->id, m->flags & GMON_MOD_MAIN ? "main," : "",
-			m->flags & GMON_MOD_INSTRUMENTED ? "instr," : "",
-			m->flags & GMON_MOD_CLOSED ? "closed," : "", m->flags & GMON_MOD_VDSO ? "vdso," : "",
-			m->base, m->text_lo, m->text_hi);
+		fprintf(f, "module id=%" PRIu32 " flags=", m->id);
+		put_flags(f, m->flags, mflags);
+		fprintf(f, " base=0x%" PRIx64 " text=0x%" PRIx64 "-0x%" PRIx64 " build_id=", m->base,
+			m->text_lo, m->text_hi);
 		for (uint32_t j = 0; j < m->build_id_len; j++)
 			fprintf(f, "%02x", m->build_id[j]);
-		fprintf(f, "%s path=%s\n", m->build_id_len ? "" : "-", m->path);
+		fprintf(f, "%s path=", m->build_id_len ? "" : "-");
+		put_str(f, m->path, 0);
+		fputc('\n', f);
 	}
 	for (uint32_t i = 0; i < p->nfuncsets; i++) {
 		const struct gmon_funcs *fs = &p->funcsets[i];
@@ -122,29 +205,31 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 		for (uint32_t j = 0; j < fs->nr; j++) {
 			const struct gmon_func *fn = &fs->funcs[j];
 
+			fputs("func ", f);
+			put_str(f, fn->name, 1);
 			fprintf(f,
-				"func %s count=%" PRIu64 " module=%" PRIu32 " mode=%s addr=0x%" PRIx64
-				" flags=0x%" PRIx32 " at=%s:%" PRIu32 "\n",
-				fn->name, fn->count, fs->module, gmon_mode_name(fs->plugin_mode), fn->addr,
-				fn->flags, fn->file, fn->line);
+				" count=%" PRIu64 " module=%" PRIu32 " mode=%s addr=0x%" PRIx64
+				" flags=0x%" PRIx32 " at=",
+				fn->count, fs->module, gmon_mode_name(fs->plugin_mode), fn->addr, fn->flags);
+			put_str(f, fn->file, 0);
+			fprintf(f, ":%" PRIu32 "\n", fn->line);
 		}
 	}
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		const struct gmon_thread *th = &p->threads[i];
 
+		fprintf(f, "thread tid=%" PRIu32 " flags=", th->tid);
+		put_flags(f, th->flags, tflags);
+		fputs(" name=", f);
+		put_str(f, th->name, 1);
 		fprintf(f,
-			"thread tid=%" PRIu32 " flags=%s%s%s name=%s arcs=%" PRIu64 " funcs=%" PRIu64
-			" counts=%" PRIu64 " dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64
-			" dropped_frames=%" PRIu64 " abandoned=%" PRIu64 " unmatched=%" PRIu64
-			" start_ns=%" PRIu64 " end_ns=%" PRIu64 " off_blocked=%" PRIu64
+			" arcs=%" PRIu64 " funcs=%" PRIu64 " counts=%" PRIu64 " dropped_arcs=%" PRIu64
+			" dropped_funcs=%" PRIu64 " dropped_frames=%" PRIu64 " abandoned=%" PRIu64
+			" unmatched=%" PRIu64 " start_ns=%" PRIu64 " end_ns=%" PRIu64 " off_blocked=%" PRIu64
 			" off_preempted=%" PRIu64 " off_switches=%" PRIu64 " off_lost=%" PRIu64 "\n",
-			th->tid, th->flags & GMON_THREAD_MAIN ? "main," : "",
-			th->flags & GMON_THREAD_EXITED ? "exited," : "",
-			th->flags & GMON_THREAD_OFFCPU ? "offcpu," : "",
-			th->name && *th->name ? th->name : "-", th->narcs, th->nfstats, th->ncounts,
-			th->dropped_arcs, th->dropped_funcs, th->dropped_frames, th->abandoned, th->unmatched,
-			th->start_ns, th->end_ns, th->off_blocked, th->off_preempted, th->off_switches,
-			th->off_lost);
+			th->narcs, th->nfstats, th->ncounts, th->dropped_arcs, th->dropped_funcs,
+			th->dropped_frames, th->abandoned, th->unmatched, th->start_ns, th->end_ns,
+			th->off_blocked, th->off_preempted, th->off_switches, th->off_lost);
 		for (uint64_t j = 0; j < th->narcs; j++) {
 			const struct gmon_arc *a = &th->arcs[j];
 			const struct gmon_arcoff *o = th->arcoffs ? &th->arcoffs[j] : NULL;
@@ -184,15 +269,19 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 	if (p->sampling) {
 		const struct gmon_sampling *s = p->sampling;
 
+		fprintf(f, "sampling watch=%s flags=0x%" PRIx32 " hz=%" PRIu64 " divisor=%" PRIu64 " target=",
+			gmon_watch_name(s->watch), s->flags, s->hz, s->divisor);
+		put_str(f, s->target, 1);
+		fputs(" start=", f);
+		put_str(f, s->start, 1);
+		fputs(" stop=", f);
+		put_str(f, s->stop, 1);
 		fprintf(f,
-			"sampling watch=%s flags=0x%" PRIx32 " hz=%" PRIu64 " divisor=%" PRIu64
-			" target=%s start=%s stop=%s expected=%" PRIu64 " taken=%" PRIu64 " missed=%" PRIu64
-			" in_runtime=%" PRIu64 " dropped=%" PRIu64 " cpu_ns=%" PRIu64 " faults=%" PRIu64
-			" allocs=%" PRIu64 " alloc_bytes=%" PRIu64 " handler_cycles=%" PRIu64 "\n",
-			gmon_watch_name(s->watch), s->flags, s->hz, s->divisor,
-			s->target && *s->target ? s->target : "-", s->start && *s->start ? s->start : "-",
-			s->stop && *s->stop ? s->stop : "-", s->expected, s->taken, s->missed, s->in_runtime,
-			s->dropped, s->cpu_ns, s->faults, s->allocs, s->alloc_bytes, s->handler_cycles);
+			" expected=%" PRIu64 " taken=%" PRIu64 " missed=%" PRIu64 " in_runtime=%" PRIu64
+			" dropped=%" PRIu64 " cpu_ns=%" PRIu64 " faults=%" PRIu64 " allocs=%" PRIu64
+			" alloc_bytes=%" PRIu64 " handler_cycles=%" PRIu64 "\n",
+			s->expected, s->taken, s->missed, s->in_runtime, s->dropped, s->cpu_ns, s->faults,
+			s->allocs, s->alloc_bytes, s->handler_cycles);
 	}
 	for (uint32_t i = 0; i < p->nsamples; i++) {
 		const struct gmon_samples *ss = &p->samples[i];
@@ -201,11 +290,10 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			const struct gmon_stack *k = &ss->stacks[j];
 
 			fprintf(f,
-				"stack tid=%" PRIu32 " count=%" PRIu64 " weight=%" PRIu64
-				" flags=%s%s%s pc=0x%" PRIx64 " frames=",
-				ss->tid, k->count, k->weight, k->flags & GMON_STACK_WAITING ? "waiting," : "",
-				k->flags & GMON_STACK_RUNTIME ? "runtime," : "",
-				k->flags & GMON_STACK_CUT ? "cut," : "", k->pc);
+				"stack tid=%" PRIu32 " count=%" PRIu64 " weight=%" PRIu64 " flags=", ss->tid,
+				k->count, k->weight);
+			put_flags(f, k->flags, kflags);
+			fprintf(f, " pc=0x%" PRIx64 " frames=", k->pc);
 			for (uint32_t d = 0; d < k->depth; d++)
 				fprintf(f, "%s%s@0x%" PRIx64, d ? "," : "",
 					sym_name(&t, k->frames[d].func, b1, sizeof(b1)),
@@ -213,15 +301,66 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			fprintf(f, "%s\n", k->depth ? "" : "-");
 		}
 	}
-	for (uint32_t i = 0; i < p->ncounters; i++)
-		fprintf(f, "counter %s=%" PRIu64 "\n", p->counters[i].name, p->counters[i].value);
+	for (uint32_t i = 0; i < p->ncounters; i++) {
+		fputs("counter ", f);
+		put_str(f, p->counters[i].name, 1);
+		fprintf(f, "=%" PRIu64 "\n", p->counters[i].value);
+	}
+	for (size_t i = 0; i < t.n; i++)
+		free(t.s[i].own);
 	free(t.s);
+}
+
+/* ---- a file --------------------------------------------------------------------------------------- */
+
+static uint64_t le(const uint8_t *b, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+/* The file at path, read as spinprof reads it (gmon_open_regular, gmon_read_fd), dumped: gmon_dump(),
+ * then an "end" line with what only the bytes say: the format revision of the file header, and the
+ * END record's count of records and file length (read back once the reader has checked them), and
+ * the path. Returns 0, or -1 with the reason in err and nothing printed. */
+int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz);
+int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz)
+{
+	struct gmon_profile p;
+	struct stat st;
+	uint8_t fh[12], end[12];
+	int fd = gmon_open_regular(path, err, errsz);
+
+	if (fd < 0)
+		return -1;
+	if (gmon_read_fd(fd, &p, err, errsz)) {
+		close(fd);
+		return -1;
+	}
+	/* the reader checked both: the file header, and an END record of 12 bytes ending the file */
+	if (fstat(fd, &st) || st.st_size < 12 || pread(fd, fh, 12, 0) != 12 ||
+	    pread(fd, end, 12, st.st_size - 12) != 12) {
+		snprintf(err, errsz, "cannot read it again: %m");
+		close(fd);
+		gmon_profile_release(&p);
+		return -1;
+	}
+	close(fd);
+	gmon_dump(f, &p);
+	fprintf(f, "end revision=%" PRIu64 " records=%" PRIu64 " length=%" PRIu64 " file=", le(fh + 8, 4),
+		le(end, 4), le(end + 4, 8));
+	put_str(f, path, 0);
+	fputc('\n', f);
+	gmon_profile_release(&p);
+	return 0;
 }
 
 #ifdef GMON_DUMP_MAIN
 int main(int argc, char **argv)
 {
-	struct gmon_profile p;
 	char err[512];
 	int rc = 0;
 
@@ -230,13 +369,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
-		if (gmon_read_file(argv[i], &p, err, sizeof(err))) {
+		if (gmon_dump_file(stdout, argv[i], err, sizeof(err))) {
 			fprintf(stderr, "gmon-dump: %s: %s\n", argv[i], err);
 			rc = 2;
-			continue;
 		}
-		gmon_dump(stdout, &p);
-		gmon_profile_release(&p);
 	}
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out-dump.h"
 #include "read.h"
 #include "samples.h"
 #include "symtab.h"
@@ -15,7 +16,8 @@
 static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
-	      "                [-o FILE] [PROG] [gmon.out...]\n",
+	      "                [-o FILE] [PROG] [gmon.out...]\n"
+	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
 }
 
@@ -33,6 +35,8 @@ static void help(void)
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
+	      "  --dump         no report: every record of each spy profile as text, one fact a line\n"
+	      "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it\n"
 	      "  -h, --help     this help                  --version  the version\n",
 	      stdout);
 }
@@ -45,7 +49,8 @@ int main(int argc, char **argv)
 		OPT_VERSION,
 		OPT_SPY,
 		OPT_THREADS,
-		OPT_CUTOFF
+		OPT_CUTOFF,
+		OPT_DUMP
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -56,16 +61,25 @@ int main(int argc, char **argv)
 		{ "spy", no_argument, NULL, OPT_SPY },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
+		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, c;
+	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
+	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	unsigned flags = 0;
 	const char *out = NULL;
 	struct read_opts o = { 1, NULL };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	char *end;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, NULL)) != -1) {
+	int li;
+	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
+		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != '?') {
+			if (c < 256)
+				snprintf(report_opt, sizeof(report_opt), "-%c", c);
+			else
+				snprintf(report_opt, sizeof(report_opt), "--%s", longopts[li].name);
+		}
 		switch (c) {
 		case 'p':
 			only_flat = 1;
@@ -116,6 +130,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_DUMP:
+			dump = 1;
+			break;
 		case OPT_VERSION:
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
 			return 0;
@@ -138,6 +155,28 @@ int main(int argc, char **argv)
 	char **ops = argv + optind;
 	int nops = argc - optind;
 	static char *dflt[] = { "gmon.out" };
+	if (dump) {
+		if (report_opt[0]) {
+			fprintf(stderr, "spinprof: --dump prints no report: %s does not go with it\n",
+				report_opt);
+			return 2;
+		}
+		FILE *f = stdout;
+		if (out && !(f = fopen(out, "w"))) {
+			fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+			return 2;
+		}
+		int rc = nops > 0 ? dump_spy(f, ops, nops) : dump_spy(f, dflt, 1);
+		int err = ferror(f);
+		err |= f != stdout ? fclose(f) : fflush(f);
+		if (rc < 0)
+			return 2;
+		if (err) {
+			fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
+			return 2;
+		}
+		return 0;
+	}
 	struct prof p;
 	prof_init(&p);
 	int rc;

@@ -1,0 +1,18 @@
+/* spinprof --dump: spy profiles as text, one fact a line (docs/FORMAT.md, "Text dump"), by the same
+ * code as the test tool common/gmon-dump.c, compiled in here (the Makefile builds spinprof from the C
+ * files of spinprof/; this file's own name keeps the include apart). */
+#include "../common/gmon-dump.c"
+
+#include "out-dump.h"
+
+int dump_spy(FILE *f, char **paths, int n)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++)
+		if (gmon_dump_file(f, paths[i], err, sizeof(err))) {
+			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			return -1;
+		}
+	return 0;
+}
