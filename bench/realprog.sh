@@ -7,8 +7,8 @@
 #   zstd  zstd -T2 -12 on 64 MB (a tarball of the three unpacked sources, 30 MB, repeated)
 #   gawk  word frequencies (tolower, an associative array, sort) over 20 MB of words from that tarball
 #   lzip  lzip -3 on ~12 MB of that tarball (lzip is C++)
-# plus `perf record -e cpu-clock` (software clock, 4 kHz) on the plain build (with --no-bpf-event: as
-# root, perf 6.1's side-band thread for BPF events holds its exit about a second), and `uftrace record` on the
+# plus `perf record -e cpu-clock` (software clock, 4 kHz) on the plain build (with --no-bpf-event: without it,
+# as root, perf 6.1 holds its exit about a second, even after `true`), and `uftrace record` on the
 # -pg build. uftrace is 10-100 times slower, so it runs a tenth of the input, next to the plain build on
 # the same tenth, and its slowdown is that ratio. Prints the median wall time of each, its slowdown
 # against plain, and the compile time against plain. Each spy run must have written a profile with
