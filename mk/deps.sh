@@ -17,8 +17,8 @@ pkgs="make gcc g++ gcc-$major-plugin-dev libelf-dev binutils-dev zlib1g-dev libc
 # (bench/spinprof-bench.sh, t230).
 pkgs="$pkgs clang-14 libclang-rt-14-dev afl++ time"
 # Benchmarks only: uftrace, an anchor of bench/run.sh; hyperfine (bench/startup.sh); what bench/compile.sh needs to fetch and
-# build expat from its Debian source.
-pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool"
+# build expat from its Debian source; perf, an anchor of bench/realprog.sh.
+pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool linux-perf"
 # Tests only: the libraries zstd's and gawk's own probes look for (t300, t301 build them from Debian's
 # source, plain and with spy.specs, and compare what each build found).
 pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
