@@ -41,6 +41,22 @@ static void help(void)
 	      stdout);
 }
 
+/* Close the report's stream (out, or standard output) after it was written with result rc: the exit
+ * status, 2 when rc < 0 (already said) or the write failed (said here). */
+static int finish_output(FILE *f, const char *out, int rc)
+{
+	int err = ferror(f);
+
+	err |= f != stdout ? fclose(f) : fflush(f);
+	if (rc < 0)
+		return 2;
+	if (err) {
+		fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -166,16 +182,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
 			return 2;
 		}
-		int rc = nops > 0 ? dump_spy(f, ops, nops) : dump_spy(f, dflt, 1);
-		int err = ferror(f);
-		err |= f != stdout ? fclose(f) : fflush(f);
-		if (rc < 0)
-			return 2;
-		if (err) {
-			fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
-			return 2;
-		}
-		return 0;
+		return finish_output(f, out, nops > 0 ? dump_spy(f, ops, nops) : dump_spy(f, dflt, 1));
 	}
 	struct prof p;
 	prof_init(&p);
@@ -230,19 +237,8 @@ int main(int argc, char **argv)
 			rc = print_spy(f, &p, &so);
 		}
 	}
-	int err = ferror(f);
-	if (f != stdout)
-		err |= fclose(f);
-	else
-		err |= fflush(f);
 	prof_release(&p);
-	if (rc < 0)
-		return 2;
-	if (err) {
-		fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
-		return 2;
-	}
-	return 0;
+	return finish_output(f, out, rc);
 }
 
 /* Under LeakSanitizer: libbfd keeps one allocation of bfd_find_nearest_line's past bfd_close,
