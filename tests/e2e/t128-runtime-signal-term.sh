@@ -9,39 +9,11 @@
 rt_setup
 tap_plan 11
 
-cat >"$T/ws.c" <<'EOC'
-/* ws PROG ARG...: run PROG, print "exit N" or "signal N" */
-#include <stdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	int st;
-	pid_t p = fork();
-	if (p == 0) {
-		execv(argv[1], argv + 1);
-		_exit(127);
-	}
-	if (argc < 2 || waitpid(p, &st, 0) != p)
-		return 1;
-	if (WIFSIGNALED(st))
-		printf("signal %d\n", WTERMSIG(st));
-	else
-		printf("exit %d\n", WEXITSTATUS(st));
-	return 0;
-}
-EOC
-# shellcheck disable=SC2086
-build() {
-	$CC -O2 "$T/ws.c" -o "$T/ws" && $CC -O2 -I"$SAMPLES" $SPY_SAN_FLAGS "$SAMPLES/signals.c" -o "$T/plain" -lpthread &&
-		rt_cc "$T/sig" "$CC" "$SAMPLES/signals.c"
-}
-check "the programs build (plain and with the plugin)" build
+. "$(dirname "$0")/lib-signals.sh"
+check "the programs build (plain and with the plugin)" sig_build
 ulimit -c 0
-# under AddressSanitizer sigaction() is the sanitizer's: a handler the program sets replaces the
-# runtime's for good, and SIGINT's disposition reads back as the runtime's handler
-asan=0
-case $SPY_SAN_FLAGS in *address*) asan=1 ;; esac
+# asan (lib-signals.sh): under AddressSanitizer sigaction() is the sanitizer's: a handler the program
+# sets replaces the runtime's for good, and SIGINT's disposition reads back as the runtime's handler
 
 # same HOW [PATTERN]: the wait status of the two builds is the same, and the profile reads, has
 # work() 1000 times, and its header line matches PATTERN
