@@ -7,30 +7,8 @@
 rt_setup
 tap_plan 8
 
-# 2^19 leaf calls, each under one of 2^19 distinct stacks of 20 frames: the frame pool fills
-cat >"$T/drop.c" <<'EOC'
-#include "sample.h"
-NOINL int leaf(int x) { BARRIER(); return x + 1; }
-NOINL int rec(int d, unsigned bits, int how)
-{
-	int r;
-	if (!d)
-		return leaf(how);
-	if (bits & 1)
-		r = rec(d - 1, bits >> 1, 1);
-	else
-		r = rec(d - 1, bits >> 1, 2);
-	BARRIER();
-	return r + how;
-}
-int main(void)
-{
-	int s = 0;
-	for (unsigned i = 0; i < (1u << 19); i++)
-		s += rec(19, i, 0);
-	return s == 0;
-}
-EOC
+# samples/stacks.c: 2^19 leaf calls, each under one of 2^19 distinct stacks of 20 frames: the frame
+# pool fills
 cat >"$T/thr.c" <<'EOC'
 #include <pthread.h>
 #include "sample.h"
@@ -46,7 +24,7 @@ int main(void)
 	return 0;
 }
 EOC
-check "the programs build" eval 'rt_cc "$T/drop" "$CC" "$T/drop.c" && rt_cc "$T/thr" "$CC" "$T/thr.c" -pthread'
+check "the programs build" eval 'rt_cc "$T/drop" "$CC" "$SAMPLES/stacks.c" && rt_cc "$T/thr" "$CC" "$T/thr.c" -pthread'
 
 dropped() {
 	local err n d

@@ -6,37 +6,15 @@
 rt_setup
 tap_plan 2
 
-# 2^16 leaf calls under 2^16 distinct stacks of 17 frames: a profile far above a pipe's 64 KiB
-cat >"$T/big.c" <<'EOC'
-#include "sample.h"
-NOINL int leaf(int x) { BARRIER(); return x + 1; }
-NOINL int rec(int d, unsigned bits, int how)
-{
-	int r;
-	if (!d)
-		return leaf(how);
-	if (bits & 1)
-		r = rec(d - 1, bits >> 1, 1);
-	else
-		r = rec(d - 1, bits >> 1, 2);
-	BARRIER();
-	return r + how;
-}
-int main(void)
-{
-	int s = 0;
-	for (unsigned i = 0; i < (1u << 16); i++)
-		s += rec(16, i, 0);
-	return s == 0;
-}
-EOC
-check "the program builds" rt_cc "$T/big" "$CC" "$T/big.c"
+# samples/stacks.c 16: 2^16 leaf calls under 2^16 distinct stacks of 17 frames: a profile far above a
+# pipe's 64 KiB
+check "the program builds" rt_cc "$T/big" "$CC" "$SAMPLES/stacks.c"
 
 during() {
 	local pid rc n
 	cd "$T" && rm -f fifo got && mkfifo fifo || return 1
 	exec 3<>fifo # a reader that reads nothing yet: the write blocks once the pipe is full
-	SPYRT_WATCH=calls:leaf SPYRT_OUT=$T/fifo ./big 2>err &
+	SPYRT_WATCH=calls:leaf SPYRT_OUT=$T/fifo ./big 16 2>err &
 	pid=$!
 	# the run is short; wait until its write is stuck in the full pipe
 	for ((n = 0; n < 100; n++)); do
