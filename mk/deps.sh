@@ -22,6 +22,11 @@ pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool linux-perf"
 # Tests only: the libraries zstd's and gawk's own probes look for (t300, t301 build them from Debian's
 # source, plain and with spy.specs, and compare what each build found).
 pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
+# spinprof: libdw names addresses in any module (separate debug files by build-id), protobuf-c writes
+# pprof's profile.proto. Tests only: each output format's real consumer (callgrind_annotate, xmllint, dot,
+# go tool pprof, headless chromium) and libc's debug symbols (t-names of libc's functions).
+pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-utils graphviz golang-go"
+pkgs="$pkgs chromium libc6-dbg"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "out-dump.h"
+#include "out.h"
 #include "read.h"
 #include "samples.h"
 #include "symtab.h"
@@ -16,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
-	      "                [-o FILE] [PROG] [gmon.out...]\n"
+	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
 }
@@ -35,7 +36,11 @@ static void help(void)
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
-	      "  --dump         no report: every record of each spy profile as text, one fact a line\n"
+	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
+	      stdout);
+	for (const struct out_format *fm = out_formats; fm->name; fm++)
+		fprintf(stdout, "                 %-10s %s\n", fm->name, fm->help);
+	fputs("  --dump         no report: every record of each spy profile as text, one fact a line\n"
 	      "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it\n"
 	      "  -h, --help     this help                  --version  the version\n",
 	      stdout);
@@ -66,7 +71,8 @@ int main(int argc, char **argv)
 		OPT_SPY,
 		OPT_THREADS,
 		OPT_CUTOFF,
-		OPT_DUMP
+		OPT_DUMP,
+		OPT_FORMAT
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -78,6 +84,7 @@ int main(int argc, char **argv)
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
 		{ "dump", no_argument, NULL, OPT_DUMP },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
@@ -86,11 +93,14 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	struct read_opts o = { 1, NULL };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
+	const struct out_format *format = NULL; /* NULL: the text report */
+	int cutoff_given = 0;
 	char *end;
 	opterr = 0;
 	int li;
 	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
-		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != '?') {
+		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
+		    c != '?') {
 			if (c < 256)
 				snprintf(report_opt, sizeof(report_opt), "-%c", c);
 			else
@@ -145,6 +155,21 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			cutoff_given = 1;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text")) {
+				format = NULL;
+				break;
+			}
+			if (!(format = out_find(optarg))) {
+				fprintf(stderr, "spinprof: --format=%s: no such format; they are: text",
+					optarg);
+				for (const struct out_format *fm = out_formats; fm->name; fm++)
+					fprintf(stderr, ", %s", fm->name);
+				fputs("\n", stderr);
+				return 2;
+			}
 			break;
 		case OPT_DUMP:
 			dump = 1;
@@ -172,6 +197,12 @@ int main(int argc, char **argv)
 	int nops = argc - optind;
 	static char *dflt[] = { "gmon.out" };
 	if (dump) {
+		if (format) {
+			fprintf(stderr,
+				"spinprof: --dump prints no report: --format=%s does not go with it\n",
+				format->name);
+			return 2;
+		}
 		if (report_opt[0]) {
 			fprintf(stderr, "spinprof: --dump prints no report: %s does not go with it\n",
 				report_opt);
@@ -214,7 +245,10 @@ int main(int argc, char **argv)
 	so.brief = (flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
-	if (so.sections) {
+	if (format) {
+		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };
+		rc = format->write(f, &p, &oo);
+	} else if (so.sections) {
 		/* the Spy report alone */
 		if (p.kind != PROF_SPY) {
 			fprintf(stderr, "spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n",

@@ -1,0 +1,16 @@
+/* The table of output formats. A new format is one file, out-NAME.c, and one line here. */
+#include <string.h>
+
+#include "out.h"
+
+const struct out_format out_formats[] = {
+	{ NULL, NULL, NULL },
+};
+
+const struct out_format *out_find(const char *name)
+{
+	for (const struct out_format *fm = out_formats; fm->name; fm++)
+		if (!strcmp(fm->name, name))
+			return fm;
+	return NULL;
+}
