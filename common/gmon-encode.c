@@ -269,6 +269,57 @@ static void enc_samples(struct gbuf *b, const struct gmon_samples *s)
 	}
 }
 
+static void enc_nhist(struct gbuf *b, const struct gmon_nhist *h)
+{
+	put_u32(b, h->kind);
+	put_u32(b, h->kind ? h->nbuckets : 0);
+	if (!h->kind)
+		return;
+	put_u64(b, h->base);
+	put_u64(b, h->scale);
+	put_u64(b, h->under);
+	put_u64(b, h->over);
+	for (uint32_t i = 0; i < h->nbuckets; i++)
+		put_u64(b, h->buckets[i]);
+}
+
+static void enc_nodes(struct gbuf *b, const struct gmon_nodes *n)
+{
+	put_u32(b, n->tid);
+	put_u32(b, n->track);
+	put_u32(b, n->add);
+	put_u32(b, n->flags);
+	put_u64(b, n->dropped);
+	put_u32(b, n->nnodes);
+	put_u32(b, n->nlegs);
+	for (uint32_t i = 0; i < n->nnodes; i++) {
+		const struct gmon_node *d = &n->nodes[i];
+
+		put_str(b, d->name);
+		put_str(b, d->file);
+		put_u32(b, d->line);
+		put_u64(b, d->hits);
+		put_u64(b, d->nvalues);
+		put_u64(b, d->value_sum);
+		put_u64(b, d->value_min);
+		put_u64(b, d->value_max);
+		enc_nhist(b, &d->hist);
+	}
+	for (uint32_t i = 0; i < n->nlegs; i++) {
+		const struct gmon_leg *l = &n->legs[i];
+
+		put_u32(b, l->from);
+		put_u32(b, l->to);
+		put_u64(b, l->count);
+		put_u64(b, l->total_ns);
+		put_u64(b, l->min_ns);
+		put_u64(b, l->max_ns);
+		put_u64(b, l->ignored);
+		put_u64(b, l->open);
+		enc_nhist(b, &l->hist);
+	}
+}
+
 int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *len)
 {
 	struct gbuf b = { 0 };
@@ -312,6 +363,11 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_samples(&b, &p->samples[i]);
 		rec_end(&b, at, GMON_TAG_SAMPLES, level);
+	}
+	for (uint32_t i = 0; i < p->nnodesets; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_nodes(&b, &p->nodesets[i]);
+		rec_end(&b, at, GMON_TAG_NODES, level);
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);

@@ -14,7 +14,7 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 2u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time */
+#define GMON_SPY_MINOR 3u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: NODES */
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -29,6 +29,7 @@ enum gmon_tag {
 	GMON_TAG_COUNTERS = 5, /* named runtime counters */
 	GMON_TAG_SAMPLING = 6, /* sampling's parameters and totals: once, when sampling was set up */
 	GMON_TAG_SAMPLES = 7,  /* one thread's samples: stacks and their counts */
+	GMON_TAG_NODES = 9,    /* revision 3: one thread's nodes and legs (Mesa), with their histograms */
 	GMON_TAG_END = 0x7fff, /* last: record count and file length */
 };
 
@@ -255,6 +256,64 @@ struct gmon_samples {
 	struct gmon_frame *frames;
 };
 
+/* Revision 3: nodes and legs (Mesa). A node is a point placed in the program (SPY_NODE, the
+ * plugin's node=FILE:LINE); a leg the code run between a from node and a to node, timed in
+ * nanoseconds of CLOCK_MONOTONIC. */
+enum gmon_leg_track {
+	GMON_TRACK_NONE = 0,      /* nodes counted, no leg timed */
+	GMON_TRACK_SUCCESSOR = 1, /* only the leg from the thread's last node to this one */
+	GMON_TRACK_ALL = 2,       /* every leg of the table this node ends or starts */
+};
+enum gmon_leg_add {
+	GMON_ADD_NONE = 0,      /* only the legs SPYRT_LEGS names */
+	GMON_ADD_SUCCESSOR = 1, /* also a new leg from the thread's last node to this one */
+};
+enum gmon_nhist_kind {
+	GMON_NHIST_NONE = 0,
+	GMON_NHIST_LINEAR = 1, /* bucket (v - base) / scale; under: v < base; over: past the last */
+	GMON_NHIST_LOG = 2,    /* bucket b >= 1 holds v >> scale in [2^(b-1), 2^b), bucket 0 holds 0 */
+};
+#define GMON_NHIST_MAX 64 /* buckets of a node's or leg's histogram, at most */
+
+struct gmon_nhist {
+	uint32_t kind; /* enum gmon_nhist_kind */
+	uint32_t nbuckets;
+	uint64_t base, scale;
+	uint64_t under, over;
+	uint64_t *buckets;
+};
+
+struct gmon_node {
+	char *name, *file; /* file "" when unknown */
+	uint32_t line;
+	uint64_t hits;
+	uint64_t nvalues, value_sum, value_min, value_max; /* SPY_NODE_VALUE's values */
+	struct gmon_nhist hist;                            /* of the values */
+};
+
+struct gmon_leg {
+	uint32_t from, to; /* indices into the record's nodes */
+	uint64_t count, total_ns, min_ns, max_ns;
+	uint64_t ignored;       /* openings lost: the from node again before the to node, or the to node
+			   * reached in a thread that does not own the leg */
+	uint64_t open;          /* 1: opened by this thread and not yet closed when the file was written */
+	struct gmon_nhist hist; /* of the leg's times, ns */
+};
+
+struct gmon_nodes {
+	uint32_t tid;
+	uint32_t track, add; /* enum gmon_leg_track, enum gmon_leg_add */
+	uint32_t flags;      /* enum gmon_nodes_flags */
+	uint64_t dropped;    /* node hits not recorded: the node or leg table was full */
+	uint32_t nnodes, nlegs;
+	struct gmon_node *nodes;
+	struct gmon_leg *legs;
+};
+
+enum gmon_nodes_flags {
+	GMON_NODES_THREAD_ONLY = 1u << 0, /* SPYRT_LEG_THREAD: one thread's nodes only */
+};
+
 struct gmon_counter {
 	char *name;
 	uint64_t value;
@@ -263,13 +322,14 @@ struct gmon_counter {
 /* A whole profile. Arrays are owned; gmon_profile_release() frees everything. */
 struct gmon_profile {
 	struct gmon_header hdr;
-	uint32_t nmodules, nfuncsets, nthreads, ncounters, nsamples;
+	uint32_t nmodules, nfuncsets, nthreads, ncounters, nsamples, nnodesets;
 	struct gmon_sampling *sampling; /* NULL: the run was not sampled */
 	struct gmon_samples *samples;   /* per thread */
 	struct gmon_module *modules;
 	struct gmon_funcs *funcsets;
 	struct gmon_thread *threads;
 	struct gmon_counter *counters;
+	struct gmon_nodes *nodesets; /* revision 3: per thread that hit a node */
 };
 
 /*

@@ -236,6 +236,8 @@ const char *gmon_tag_name(uint32_t tag)
 		return "SAMPLING";
 	case GMON_TAG_SAMPLES:
 		return "SAMPLES";
+	case GMON_TAG_NODES:
+		return "NODES";
 	case GMON_TAG_END:
 		return "END";
 	}
@@ -296,6 +298,20 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->samples[i].frames);
 	}
 	free(p->samples);
+	for (uint32_t i = 0; i < p->nnodesets; i++) {
+		struct gmon_nodes *n = &p->nodesets[i];
+
+		for (uint32_t j = 0; n->nodes && j < n->nnodes; j++) {
+			free(n->nodes[j].name);
+			free(n->nodes[j].file);
+			free(n->nodes[j].hist.buckets);
+		}
+		for (uint32_t j = 0; n->legs && j < n->nlegs; j++)
+			free(n->legs[j].hist.buckets);
+		free(n->nodes);
+		free(n->legs);
+	}
+	free(p->nodesets);
 	for (uint32_t i = 0; i < p->ncounters; i++)
 		free(p->counters[i].name);
 	free(p->counters);

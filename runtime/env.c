@@ -146,9 +146,12 @@ static const char *out_problem(const char *v, int *has_pid)
 	return NULL;
 }
 
-static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",         "SPYRT_START",
-				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY",        "SPYRT_WATCH",
-				     "SPYRT_HZ",   "SPYRT_DIVISOR", "SPYRT_START_THREAD", NULL };
+static const char *const known[] = { "SPYRT_OUT", "SPYRT_MODE", "SPYRT_ARCS", "SPYRT_START", "SPYRT_STOP",
+				     "SPYRT_OFF", "SPYRT_READY", "SPYRT_WATCH", "SPYRT_HZ", "SPYRT_DIVISOR",
+				     "SPYRT_START_THREAD",
+				     /* nodes.c's */
+				     "SPYRT_LEGS", "SPYRT_LEG_ADD", "SPYRT_LEG_TRACK", "SPYRT_LEG_THREAD",
+				     "SPYRT_HIST", NULL };
 
 /* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
 static const char *const watch_names[] = {

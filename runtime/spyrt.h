@@ -565,6 +565,18 @@ extern int spy_first_error_said; /* it was said on stderr when it happened: not 
  * excluded. Returns 1 when something was excluded (per-thread counts are then left out). */
 int spy_counts_recorded(uint64_t *out, uint32_t n);
 
+/* ---- nodes.c: Mesa's nodes and legs ---- */
+
+/* SPYRT_LEGS, SPYRT_LEG_ADD, SPYRT_LEG_TRACK, SPYRT_LEG_THREAD, SPYRT_HIST (bad values: one line). */
+void spy_nodes_env(char **env);
+/* Empty every thread's node and leg tables (spy_flush), and after a fork in the child. */
+void spy_nodes_reset(void);
+void spy_nodes_forked(void);
+/* The NODES records into p (while the file is built). 0, or -1 when memory ran out. */
+int spy_nodes_collect(struct gmon_profile *p);
+/* 1 once a thread passed a node: a profile of nodes alone (no instrumented code) is still written. */
+int spy_nodes_passed(void);
+
 /* ---- write.c ---- */
 
 /* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
@@ -611,6 +623,9 @@ uint64_t spy_now_ns(int clock); /* CLOCK_* in ns */
 /* The time stamps' rate: stated by the hardware or the kernel, else measured against CLOCK_MONOTONIC
  * since start-up (never by waiting); how it was obtained goes into *hdr_flags' TSC source bits. */
 uint64_t spy_tsc_hz(uint32_t *hdr_flags);
+/* The rate the hardware or the kernel states (CPUID, the hypervisor, sysfs, CNTFRQ), 0 when none;
+ * looked up each call, without a system call of perf's. */
+uint64_t spy_tsc_stated_hz(void);
 /* The rate CPUID leaf 0x15 states (0: none): den and num from EAX and EBX, the crystal's Hz from ECX,
  * leaf 0x16's base MHz for a crystal not stated. */
 uint64_t spy_tsc_hz_cpuid15(uint32_t den, uint32_t num, uint32_t crystal_hz, uint32_t base_mhz);

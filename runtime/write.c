@@ -504,6 +504,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->unmatched += g->unmatched;
 	}
 	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
+	if (spy_nodes_collect(p))
+		rc = -1;
 	p->sampling = spy_samp_totals();
 
 	p->counters = calloc(11, sizeof(*p->counters));

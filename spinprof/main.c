@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nodes.h"
 #include "out-dump.h"
 #include "out.h"
 #include "read.h"
@@ -270,6 +271,8 @@ int main(int argc, char **argv)
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}
+		if (!only_flat && !only_graph)
+			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);
 	return finish_output(f, out, rc);

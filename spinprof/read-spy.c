@@ -315,6 +315,15 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 		memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
 	p->nthreads += q->nthreads;
 	q->nthreads = 0;
+	/* nodes and legs: kept per thread and file, summed by name when printed */
+	if (q->nnodesets) {
+		p->nodesets = xrealloc(p->nodesets, (p->nnodesets + q->nnodesets) * sizeof(*p->nodesets));
+		memcpy(p->nodesets + p->nnodesets, q->nodesets, q->nnodesets * sizeof(*q->nodesets));
+		p->nnodesets += q->nnodesets;
+		free(q->nodesets);
+		q->nodesets = NULL;
+		q->nnodesets = 0;
+	}
 	struct gmon_header *h = &p->hdr, *g = &q->hdr;
 	h->dropped_arcs += g->dropped_arcs;
 	h->dropped_funcs += g->dropped_funcs;
