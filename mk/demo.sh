@@ -56,3 +56,8 @@ run "$CC" -O2 -pg -I"$SPY_SRC/samples" "$SPY_SRC/samples/twocallers.c" -o twocal
 run ./twocallers-pg 20000
 echo "gprof splits work's time by calls, 100:10000, as if every call took as long:"
 gprof -b -q twocallers-pg gmon.out | work_entry
+
+say "Mesa's nodes and legs: samples/nodes.c passes start, mid (a value) and end 100 times, with busy waits"
+run "$CC" -O2 -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/nodes.c" -o nodes -pthread "${RT[@]}"
+SPYRT_LEGS='start>mid,mid>end,start>end,ping>pong' SPYRT_HIST='node:mid:linear:0:1:8,leg:start>end:log:10' run ./nodes
+"$SPINPROF" -b gmon.out | sed -n '/^Nodes/,$p'
