@@ -56,6 +56,10 @@ static tree spy_runtime_fn(const char *name, tree type)
 	/* The hooks neither throw nor call back into this unit. */
 	TREE_NOTHROW(decl) = 1;
 	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE, DECL_ATTRIBUTES(decl));
+	/* Called through the GOT, not a PLT stub: in a PIE or shared object linked with libspyrt.so
+	 * that is one indirect call instead of a call and a jump; a static link relaxes it to a direct
+	 * call. */
+	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("noplt"), NULL_TREE, DECL_ATTRIBUTES(decl));
 	return decl;
 }
 
