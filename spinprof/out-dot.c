@@ -1,6 +1,7 @@
 /* --format=dot: the analysed call graph for graphviz, drawn as gprof2dot draws one: a box per
  * function labelled with its name, total % and (self %) and calls, coloured from blue (cold) to red
- * (hot) and sized by its total; an edge per arc labelled with its % and its calls. What weighs less
+ * (hot) and sized by its total; an edge per arc labelled with its % and its calls (percentages of
+ * the time, or, in a profile without times, of all calls). What weighs less
  * than the cutoff is left out: 0.5 % for functions and 0.1 % for arcs (gprof2dot's defaults), or
  * --cutoff=PCT for both. */
 #include <inttypes.h>
@@ -48,6 +49,8 @@ int out_dot(FILE *out, struct prof *p, const struct out_opts *o)
 {
 	int timed = out_has_times(p);
 	double all = dot_all(p, timed);
+	if (timed && all <= 0) /* times, but none measured (a run shorter than a tick): calls */
+		all = dot_all(p, timed = 0);
 	double node_min = o->cutoff_given ? o->cutoff : 0.5, edge_min = o->cutoff_given ? o->cutoff : 0.1;
 	unsigned char *shown = xcalloc(p->nsyms ? p->nsyms : 1, 1);
 	char col[8];
