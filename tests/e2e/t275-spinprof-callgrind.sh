@@ -4,7 +4,8 @@
 # in time mode: callgrind_annotate reads it without a warning, names the functions with their file,
 # its call tree (--tree=caller) gives exactly the three arcs and their counts, and with
 # --inclusive=yes main's inclusive cycles are the program's total (the calls' inclusive costs add up
-# with the selves) and the leaf's inclusive is its self. In count mode (no times) the event is Calls:
+# with the selves; within the 3 cycles that rounding each cost to an integer allows) and the leaf's
+# inclusive is its self. In count mode (no times) the event is Calls:
 # each function's cost is its exact count and the total 101. samples/recursion.c gives its arcs
 # (mutual recursion is_even/is_odd 50 each way, fib->fib 21890). A gcc -pg build of calls.c read with
 # its gmon.out gives the same call counts. -o and standard output hold the same text.
@@ -96,12 +97,14 @@ inclusive() {
 	c_self=$(awk '$1 == "c" { print $2 }' self.txt)
 	c_incl=$(awk '$1 == "c" { print $2 }' incl.txt)
 	[ -n "$total" ] && [ "$total" -gt 0 ] || { echo "no total"; cat incl.txt; return 1; }
-	[ "$main" = "$total" ] || { echo "main inclusive $main, program total $total"; return 1; }
+	# costs are the model's cycles rounded to integers: main's inclusive (its self and one call's cost,
+	# two roundings) and the total (four selves) may differ by at most 0.5 a rounding, 3 cycles
+	[ $((main > total ? main - total : total - main)) -le 3 ] || { echo "main inclusive $main, program total $total"; return 1; }
 	[ "$c_self" = "$c_incl" ] || { echo "leaf c: self $c_self, inclusive $c_incl"; return 1; }
 	# the selves add up to the total (no function left out)
 	[ "$(awk '$1 != "total" { s += $2 } END { print s }' self.txt)" = "$total" ] || { cat self.txt; return 1; }
 }
-check "--inclusive=yes: main's inclusive is the program total, the leaf's is its self; selves sum to it" inclusive
+check "--inclusive=yes: main's inclusive is the program total (to rounding), the leaf's is its self; selves sum to it" inclusive
 
 count_mode() {
 	RT_ENV=SPYRT_MODE=count rt_run "$P" || return 1
