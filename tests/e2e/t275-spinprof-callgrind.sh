@@ -6,7 +6,8 @@
 # --inclusive=yes main's inclusive cycles are the program's total (the calls' inclusive costs add up
 # with the selves; within the 3 cycles that rounding each cost to an integer allows) and the leaf's
 # inclusive is its self. In count mode (no times) the event is Calls:
-# each function's cost is its exact count and the total 101. samples/recursion.c gives its arcs
+# each function's cost is its exact count and the total 101 (no samples: SPYRT_WATCH=none, or a
+# tick landing in the run would make the event Ticks). samples/recursion.c gives its arcs
 # (mutual recursion is_even/is_odd 50 each way, fib->fib 21890). A gcc -pg build of calls.c read with
 # its gmon.out gives the same call counts. -o and standard output hold the same text.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -107,7 +108,7 @@ inclusive() {
 check "--inclusive=yes: main's inclusive is the program total (to rounding), the leaf's is its self; selves sum to it" inclusive
 
 count_mode() {
-	RT_ENV=SPYRT_MODE=count rt_run "$P" || return 1
+	RT_ENV="SPYRT_MODE=count SPYRT_WATCH=none" rt_run "$P" || return 1
 	cg count.cg calls.out || return 1
 	grep -q '^events: Calls$' count.cg || { grep '^events' count.cg; return 1; }
 	selves count.cg >count.txt || return 1

@@ -56,7 +56,7 @@ diff_prog >prog.c
 
 build() {
 	rt_cc "$T/old" "$CC" -DGONE=gone prog.c && rt_cc "$T/new" "$CC" -DGONE=renamed prog.c || return 1
-	RT_ENV=SPYRT_MODE=count rt_run "$T/old" 10 && RT_ENV=SPYRT_MODE=count rt_run "$T/new" 25 || return 1
+	RT_ENV="SPYRT_MODE=count SPYRT_WATCH=none" rt_run "$T/old" 10 && RT_ENV="SPYRT_MODE=count SPYRT_WATCH=none" rt_run "$T/new" 25 || return 1
 	mv old.out c-old.out && mv new.out c-new.out
 	rt_run "$T/old" 10 && rt_run "$T/new" 25
 }

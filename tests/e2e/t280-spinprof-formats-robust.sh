@@ -64,7 +64,7 @@ check "-o in a directory that does not exist: one line, status 2" unwritable
 
 X=$T/exceptions
 cxx() {
-	RT_ENV=SPYRT_MODE=count
+	RT_ENV="SPYRT_MODE=count SPYRT_WATCH=none"
 	rt_sample exceptions "$X" && rt_run "$X" || return 1
 	"$SPINPROF" --format=callgrind -o x.cg exceptions.out &&
 		"$SPINPROF" --format=dot --cutoff=0 -o x.dot exceptions.out &&
