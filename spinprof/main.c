@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nodes.h"
+#include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
 #include "read.h"
@@ -19,7 +20,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
-	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
+	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
+	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
 	      f);
 }
 
@@ -36,13 +38,16 @@ static void help(void)
 	      "  -s             write the summed profile to gmon.sum\n"
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads\n"
-	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
+	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1);\n"
+	      "                 --format=dot too (default 0.5 % functions, 0.1 % arcs)\n"
 	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
 	      stdout);
 	for (const struct out_format *fm = out_formats; fm->name; fm++)
 		fprintf(stdout, "                 %-10s %s\n", fm->name, fm->help);
 	fputs("  --dump         no report: every record of each spy profile as text, one fact a line\n"
 	      "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it\n"
+	      "  --diff OLD NEW compare two runs function by function (matched by name): OLD and NEW\n"
+	      "                 are each a spy profile, or a gcc -pg program followed by its gmon.out\n"
 	      "  -h, --help     this help                  --version  the version\n",
 	      stdout);
 }
@@ -63,6 +68,65 @@ static int finish_output(FILE *f, const char *out, int rc)
 	return 0;
 }
 
+/* Read one run of --diff from ops[*i]: a spy profile, or a program and its gmon.out. */
+static int diff_read(struct df_run *run, char **ops, int nops, int *i, const struct read_opts *o)
+{
+	prof_init(run->p);
+	run->prog = NULL;
+	if (symtab_is_elf(ops[*i])) {
+		if (*i + 1 >= nops) {
+			fprintf(stderr, "spinprof: %s: --diff: a program needs its gmon.out after it\n",
+				ops[*i]);
+			return -1;
+		}
+		run->prog = ops[*i];
+		run->path = ops[*i + 1];
+		*i += 2;
+		return read_gnu(run->p, run->prog, ops + *i - 1, 1, o);
+	}
+	run->path = ops[*i];
+	*i += 1;
+	return read_spy(run->p, ops + *i - 1, 1, o);
+}
+
+/* spinprof --diff OLD NEW: each a spy profile or PROG gmon.out. */
+static int diff_main(char **ops, int nops, const char *out, struct read_opts *o, unsigned flags)
+{
+	struct prof p[2];
+	struct df_run run[2] = { { &p[0], NULL, NULL }, { &p[1], NULL, NULL } };
+	int i = 0, rc = 0, nread = 0;
+
+	o->sum_path = NULL;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		if (i >= nops) {
+			fputs("spinprof: --diff needs two runs: OLD NEW, each a spy profile or a program "
+			      "and its gmon.out\n",
+			      stderr);
+			rc = -1;
+			break;
+		}
+		rc = diff_read(&run[k], ops, nops, &i, o);
+		nread = k + 1;
+		if (rc == 0)
+			graph_analyse(&p[k]);
+	}
+	if (rc == 0 && i < nops) {
+		fprintf(stderr, "spinprof: %s: --diff compares two runs; this is a third\n", ops[i]);
+		rc = -1;
+	}
+	FILE *f = stdout;
+	if (rc == 0 && out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+		f = stdout;
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = diff_write(f, &run[0], &run[1], flags);
+	for (int k = 0; k < nread; k++)
+		prof_release(&p[k]);
+	return finish_output(f, out, rc);
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -73,7 +137,8 @@ int main(int argc, char **argv)
 		OPT_THREADS,
 		OPT_CUTOFF,
 		OPT_DUMP,
-		OPT_FORMAT
+		OPT_FORMAT,
+		OPT_DIFF
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -86,10 +151,12 @@ int main(int argc, char **argv)
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ NULL, 0, NULL, 0 },
 	};
-	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
+	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, diff = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
+	char not_diff[32] = "";   /* the last option --diff does not take */
 	unsigned flags = 0;
 	const char *out = NULL;
 	struct read_opts o = { 1, NULL };
@@ -101,12 +168,16 @@ int main(int argc, char **argv)
 	int li;
 	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
 		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
-		    c != '?') {
+		    c != OPT_DIFF && c != '?') {
 			if (c < 256)
 				snprintf(report_opt, sizeof(report_opt), "-%c", c);
 			else
 				snprintf(report_opt, sizeof(report_opt), "--%s", longopts[li].name);
+			if (c != 'z' && c != OPT_DEMANGLE && c != OPT_NO_DEMANGLE)
+				snprintf(not_diff, sizeof(not_diff), "%s", report_opt);
 		}
+		if (c == OPT_FORMAT || c == OPT_DUMP)
+			snprintf(not_diff, sizeof(not_diff), "--%s", longopts[li].name);
 		switch (c) {
 		case 'p':
 			only_flat = 1;
@@ -175,6 +246,9 @@ int main(int argc, char **argv)
 		case OPT_DUMP:
 			dump = 1;
 			break;
+		case OPT_DIFF:
+			diff = 1;
+			break;
 		case OPT_VERSION:
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
 			return 0;
@@ -197,6 +271,14 @@ int main(int argc, char **argv)
 	char **ops = argv + optind;
 	int nops = argc - optind;
 	static char *dflt[] = { "gmon.out" };
+	if (diff) {
+		if (not_diff[0]) {
+			fprintf(stderr, "spinprof: --diff compares two runs: %s does not go with it\n",
+				not_diff);
+			return 2;
+		}
+		return diff_main(ops, nops, out, &o, flags);
+	}
 	if (dump) {
 		if (format) {
 			fprintf(stderr,

@@ -4,6 +4,9 @@
 #include "out.h"
 
 const struct out_format out_formats[] = {
+	{ "callgrind", out_callgrind, "valgrind's callgrind format (KCachegrind, callgrind_annotate)" },
+	{ "dot", out_dot, "the call graph for graphviz' dot, pruned at --cutoff (default 0.5 %)" },
+	{ "json", out_json, "the whole analysed model as JSON (docs/spinprof-json.md)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -13,4 +16,14 @@ const struct out_format *out_find(const char *name)
 		if (!strcmp(fm->name, name))
 			return fm;
 	return NULL;
+}
+
+int out_has_times(const struct prof *p)
+{
+	return p->measured || p->sampled || p->kind == PROF_GNU;
+}
+
+const char *out_unit(const struct prof *p)
+{
+	return p->measured ? "cycles" : out_has_times(p) ? "ticks" : "calls";
 }

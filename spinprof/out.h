@@ -29,4 +29,14 @@ extern const struct out_format out_formats[];
 /* The format called name, or NULL. */
 const struct out_format *out_find(const char *name);
 
+/* 1 when p has times (measured cycles, sampled ticks, or GNU's histogram), 0 when it has only
+ * calls; and the unit of its times: "cycles", "ticks", or "calls" without times. */
+int out_has_times(const struct prof *p);
+const char *out_unit(const struct prof *p);
+
+/* The writers of out_formats. */
+int out_callgrind(FILE *f, struct prof *p, const struct out_opts *o);
+int out_dot(FILE *f, struct prof *p, const struct out_opts *o);
+int out_json(FILE *f, struct prof *p, const struct out_opts *o);
+
 #endif
