@@ -4,6 +4,8 @@
 #include "out.h"
 
 const struct out_format out_formats[] = {
+	{ "pprof", out_pprof, "pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca)" },
+	{ "chrome", out_chrome, "Chrome trace event JSON (Perfetto, chrome://tracing, speedscope)" },
 	{ NULL, NULL, NULL },
 };
 

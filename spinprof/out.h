@@ -29,4 +29,8 @@ extern const struct out_format out_formats[];
 /* The format called name, or NULL. */
 const struct out_format *out_find(const char *name);
 
+/* The writers of out_formats. */
+int out_pprof(FILE *f, struct prof *p, const struct out_opts *o);
+int out_chrome(FILE *f, struct prof *p, const struct out_opts *o);
+
 #endif

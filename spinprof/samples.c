@@ -575,6 +575,31 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	return 0;
 }
 
+size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr)
+{
+	const struct gmon_sampling *sp = m->p->spy.sampling;
+	int calls = sp && sp->watch == GMON_WATCH_CALLS;
+	size_t n = 0;
+	if (st->flags & GMON_STACK_RUNTIME)
+		fr[n++] = (struct sp_frame){ profiler(m), 0 };
+	else if (st->pc && !calls) {
+		uint64_t a = m->pc_is_ret ? st->pc - 1 : st->pc;
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, a), a };
+	} else if (!st->depth) {
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, 0), 0 };
+	}
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t i = proc_of_func(m, st->frames[d].func);
+		if (d == 0 && n && fr[n - 1].proc == i)
+			continue; /* the PC is in the innermost frame's function */
+		uint64_t a = d > 0 && st->frames[d - 1].call_site ? st->frames[d - 1].call_site - 1 : 0;
+		if (a && proc_of_pc(m, a) != i)
+			a = 0; /* called from code without hooks in between */
+		fr[n++] = (struct sp_frame){ i, a };
+	}
+	return n;
+}
+
 void sp_model_release(struct sp_model *m)
 {
 	for (size_t i = 0; i < m->nprocs; i++)
