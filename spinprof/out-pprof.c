@@ -184,9 +184,16 @@ static void from_arcs(struct pp *x)
 	x->vtype[2] = p->measured && !p->offcpu ? "wall" : "cpu";
 	x->vunit[2] = "nanoseconds";
 	double ns = p->hz > 0 ? 1e9 / p->hz : 0;
-	double *rest = xcalloc(p->nsyms + 1, sizeof(double));
-	for (size_t i = 0; i < p->nsyms; i++)
+	/* an arc's self cycles are as measured, its callee's with the hooks' cost taken off: the arcs
+	 * share the callee's self in their proportions, and what they leave has no known caller */
+	double *rest = xcalloc(p->nsyms + 1, sizeof(double)), *in = xcalloc(p->nsyms + 1, sizeof(double));
+	for (size_t j = 0; j < p->narcs; j++)
+		if (p->arcs[j].parent < p->nsyms && p->arcs[j].child < p->nsyms)
+			in[p->arcs[j].child] += p->arcs[j].m_self;
+	for (size_t i = 0; i < p->nsyms; i++) {
 		rest[i] = p->measured ? p->items[i].m_self : p->items[i].time;
+		in[i] = in[i] > rest[i] && in[i] > 0 ? rest[i] / in[i] : 1;
+	}
 	for (size_t j = 0; j < p->narcs; j++) {
 		const struct prof_arc *a = &p->arcs[j];
 		if (a->parent >= p->nsyms || a->child >= p->nsyms)
@@ -197,9 +204,10 @@ static void from_arcs(struct pp *x)
 		struct pp_sample *s = add_sample(x, loc0);
 		s->v[0] = (int64_t)a->count;
 		if (p->measured) {
-			s->v[1] = (int64_t)(a->m_self + 0.5);
-			s->v[2] = (int64_t)(a->m_self * ns + 0.5);
-			rest[a->child] -= a->m_self;
+			double w = a->m_self * in[a->child];
+			s->v[1] = (int64_t)(w + 0.5);
+			s->v[2] = (int64_t)(w * ns + 0.5);
+			rest[a->child] -= w;
 		}
 	}
 	for (size_t i = 0; i < p->nsyms; i++) {
@@ -216,6 +224,7 @@ static void from_arcs(struct pp *x)
 		}
 	}
 	free(rest);
+	free(in);
 	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_func *f = &p->items[i];
 		GROW(x->funcs, x->nfuncs, x->funcs_alloc);
