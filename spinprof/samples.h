@@ -85,6 +85,7 @@ struct sp_model {
 	uint32_t *ehvals;
 	size_t ehsize;
 	int demangle;
+	uint32_t target; /* calls:FUNC: FUNC's procedure, else UINT32_MAX */
 };
 
 /* Build m from p (after graph_analyse). Returns 0, or -1 when p has neither samples nor measured
