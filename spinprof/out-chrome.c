@@ -210,7 +210,7 @@ static void lay(struct layout *l, uint32_t fn, double ts, double dur, int depth)
 		if (ce == PROF_NONE || l->on_path[ce])
 			continue; /* recursion: its time is already in the outer call's */
 		double d = (double)a->incl * l->us * scale;
-		if (d < l->min_us)
+		if (d < l->min_us || d <= 0)
 			continue;
 		if (at + d > ts + dur)
 			d = ts + dur - at;
@@ -251,7 +251,9 @@ static void timed_thread(FILE *f, const struct prof *p, const struct gmon_thread
 		if (gt->arcs[j].caller <= GMON_CALLER_MANY || item_at(p, gt->arcs[j].caller) == PROF_NONE)
 			roots += (double)gt->arcs[j].incl;
 	}
-	l.min_us = roots * l.us * min_pct / 100;
+	/* events at one depth do not overlap, so the floor bounds their number (a call graph's paths
+	 * can be exponentially many) */
+	l.min_us = roots * l.us * (min_pct > 0.001 ? min_pct : 0.001) / 100;
 	double at = 0;
 	for (uint64_t j = 0; j < gt->narcs; j++) {
 		const struct gmon_arc *a = &gt->arcs[j];
