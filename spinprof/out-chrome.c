@@ -58,7 +58,11 @@ static void json_str(FILE *f, const char *s)
 
 static void meta(FILE *f, int *first, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
-	fprintf(f, "%s\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+	/* with cat and ts, as DevTools writes them: speedscope takes a trace for Chrome's only when its
+	 * first event has pid, tid, ph and cat */
+	fprintf(f,
+		"%s\n{\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":0,"
+		"\"args\":{\"name\":",
 		*first ? "" : ",", what, pid, tid);
 	json_str(f, name);
 	fputs("}}", f);

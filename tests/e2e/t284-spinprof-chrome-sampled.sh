@@ -44,8 +44,10 @@ def fail(msg):
 if not isinstance(d, dict) or not isinstance(d.get("traceEvents"), list):
     fail("not an object with a traceEvents list")
 ev = d["traceEvents"]
+# every event as Chrome writes them: speedscope recognizes a Chrome trace by its first event's pid,
+# tid, ph and cat (and sorts the events on ts)
 for e in ev:
-    for k in ("ph", "pid", "tid", "name"):
+    for k in ("ph", "pid", "tid", "name", "cat", "ts"):
         if k not in e:
             fail("an event without %s: %r" % (k, e))
 if what == "json":
@@ -100,7 +102,7 @@ EOF
 
 ns=$(rt_dump "$P.out" | awk '$1 == "stack" { for (i = 2; i <= NF; i++) if ($i ~ /^weight=/) s += substr($i, 8) } END { printf "%.0f\n", s }')
 pid=$(rt_get "$P.out" header pid)
-check "python3's json reads it: an object with traceEvents, each with ph, pid, tid and name" python3 "$T/check.py" "$P.json" "$ns" "$pid" json
+check "python3's json reads it: an object with traceEvents, each with ph, cat, name, pid, tid and ts" python3 "$T/check.py" "$P.json" "$ns" "$pid" json
 check "process and thread names; per thread a Profile and a ProfileChunk whose cpuProfile is well formed" \
 	python3 "$T/check.py" "$P.json" "$ns" "$pid" structure
 check "the timeDeltas add up to the sampled time; work has it, heavy and light half each (30-70 %)" \
