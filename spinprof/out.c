@@ -7,6 +7,8 @@ const struct out_format out_formats[] = {
 	{ "callgrind", out_callgrind, "valgrind's callgrind format (KCachegrind, callgrind_annotate)" },
 	{ "dot", out_dot, "the call graph for graphviz' dot, pruned at --cutoff (default 0.5 %)" },
 	{ "json", out_json, "the whole analysed model as JSON (docs/spinprof-json.md)" },
+	{ "pprof", out_pprof, "pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca)" },
+	{ "chrome", out_chrome, "Chrome trace event JSON (Perfetto, chrome://tracing, speedscope)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -38,5 +38,7 @@ const char *out_unit(const struct prof *p);
 int out_callgrind(FILE *f, struct prof *p, const struct out_opts *o);
 int out_dot(FILE *f, struct prof *p, const struct out_opts *o);
 int out_json(FILE *f, struct prof *p, const struct out_opts *o);
+int out_pprof(FILE *f, struct prof *p, const struct out_opts *o);
+int out_chrome(FILE *f, struct prof *p, const struct out_opts *o);
 
 #endif

@@ -306,6 +306,7 @@ static void from_samples(struct sp_model *m)
 	uint32_t target = SP_NONE;
 	if (sp->watch == GMON_WATCH_CALLS && sp->target && sp->target[0])
 		target = proc_named(m, sp->target);
+	m->target = target;
 	m->threads = xcalloc(g->nsamples + 1, sizeof(*m->threads));
 	for (uint32_t t = 0; t < g->nsamples; t++) {
 		const struct gmon_samples *ss = &g->samples[t];
@@ -542,6 +543,7 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	memset(m, 0, sizeof(*m));
 	m->p = p;
 	m->demangle = demangle;
+	m->target = SP_NONE;
 	if (p->kind != PROF_SPY)
 		return -1;
 	m->sampled = sp_has_samples(p);
@@ -573,6 +575,35 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 			m->procs[pairs[2 * i]].refs++;
 	free(pairs);
 	return 0;
+}
+
+size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr)
+{
+	const struct gmon_sampling *sp = m->p->spy.sampling;
+	int calls = sp && sp->watch == GMON_WATCH_CALLS;
+	size_t n = 0;
+	if (st->flags & GMON_STACK_RUNTIME)
+		fr[n++] = (struct sp_frame){ profiler(m), 0 };
+	else if (calls && m->target != SP_NONE &&
+		 (!st->depth || proc_of_func(m, st->frames[0].func) != m->target))
+		fr[n++] = (struct sp_frame){ m->target, 0 }; /* FUNC, called from its call site st->pc */
+	else if (st->pc && !calls) {
+		uint64_t a = m->pc_is_ret ? st->pc - 1 : st->pc;
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, a), a };
+	} else if (!st->depth) {
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, 0), 0 };
+	}
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t i = proc_of_func(m, st->frames[d].func);
+		if (d == 0 && n && fr[n - 1].proc == i)
+			continue; /* the PC is in the innermost frame's function */
+		uint64_t cs = d > 0 ? st->frames[d - 1].call_site : calls ? st->pc : 0;
+		uint64_t a = cs ? cs - 1 : 0;
+		if (a && proc_of_pc(m, a) != i)
+			a = 0; /* called from code without hooks in between */
+		fr[n++] = (struct sp_frame){ i, a };
+	}
+	return n;
 }
 
 void sp_model_release(struct sp_model *m)

@@ -85,6 +85,7 @@ struct sp_model {
 	uint32_t *ehvals;
 	size_t ehsize;
 	int demangle;
+	uint32_t target; /* calls:FUNC: FUNC's procedure, else UINT32_MAX */
 };
 
 /* Build m from p (after graph_analyse). Returns 0, or -1 when p has neither samples nor measured
@@ -94,6 +95,18 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle);
 void sp_model_release(struct sp_model *m);
 /* The file and line of a runtime address through its module's binary; 0 when known. */
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line);
+/* One frame of a sampled stack as a procedure: addr is the PC in it (the sampled PC, or the return
+ * address of the call it made, less one), 0 when unknown (a frame whose call came from code without
+ * hooks). */
+struct sp_frame {
+	uint32_t proc;
+	uint64_t addr;
+};
+/* A sampled stack of m's profile (m->sampled) as procedures, innermost first, into fr, which has
+ * room for st->depth + 1; returns how many. The leaf is the procedure of the PC (<profiler> for
+ * GMON_STACK_RUNTIME), then the shadow stack's functions, as sp_model_build charges them. For the
+ * writers that lay the stacks out themselves (out-pprof.c, out-chrome.c). */
+size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr);
 /* 1 when p has samples to report. */
 int sp_has_samples(const struct prof *p);
 
