@@ -4,6 +4,10 @@
 #include "out.h"
 
 const struct out_format out_formats[] = {
+	{ "folded", out_folded, "one line per distinct stack, root;...;leaf WEIGHT (flame graph tools)" },
+	{ "svg", out_svg, "a flame graph, self-contained SVG: search, zoom on click, tooltips" },
+	{ "icicle", out_icicle, "the flame graph upside down: roots at the top" },
+	{ "html", out_html, "one self-contained page: flame graph, flat profile, call graph, tree" },
 	{ NULL, NULL, NULL },
 };
 

@@ -284,6 +284,27 @@ static void thread_top(struct sp_thread *th, struct sp_pc *pairs, size_t n)
 	}
 }
 
+/* Keep a stack (frames fp, innermost first, and the procedure of its PC) as a path, root first. */
+static void path_add(struct sp_model *m, const uint32_t *fp, uint32_t depth, uint32_t pc, double v)
+{
+	GROW(m->paths, m->npaths, m->paths_alloc);
+	struct sp_path *pa = &m->paths[m->npaths++];
+	pa->w = v;
+	pa->thread = (uint32_t)(m->nthreads - 1);
+	pa->at = m->npath_procs;
+	pa->depth = depth + (depth == 0 || fp[0] != pc);
+	while (m->npath_procs + pa->depth > m->path_procs_alloc) {
+		m->path_procs_alloc = m->path_procs_alloc ? m->path_procs_alloc * 2 : 256;
+		m->path_procs = xrealloc(m->path_procs, m->path_procs_alloc * sizeof(uint32_t));
+	}
+	uint32_t *q = m->path_procs + m->npath_procs;
+	for (uint32_t d = depth; d > 0; d--)
+		*q++ = fp[d - 1];
+	if (depth == 0 || fp[0] != pc)
+		*q++ = pc;
+	m->npath_procs += pa->depth;
+}
+
 static void from_samples(struct sp_model *m)
 {
 	const struct gmon_profile *g = &m->p->spy;
@@ -385,6 +406,8 @@ static void from_samples(struct sp_model *m)
 					(struct sp_pc){ pc, m->pc_is_ret ? st->pc - 1 : st->pc, v };
 			}
 			pairs[npairs++] = (struct sp_pc){ pc, 0, v };
+			if (m->keep_paths)
+				path_add(m, fp, depth, pc, v);
 			/* total: once per distinct procedure on the stack */
 			++stamp;
 			for (uint32_t d = 0; d < depth; d++)
@@ -537,10 +560,11 @@ static int ref_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+static int build(struct sp_model *m, const struct prof *p, int demangle, int keep_paths)
 {
 	memset(m, 0, sizeof(*m));
 	m->p = p;
+	m->keep_paths = keep_paths;
 	m->demangle = demangle;
 	if (p->kind != PROF_SPY)
 		return -1;
@@ -575,8 +599,20 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	return 0;
 }
 
+int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 0);
+}
+
+int sp_model_build_paths(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 1);
+}
+
 void sp_model_release(struct sp_model *m)
 {
+	free(m->paths);
+	free(m->path_procs);
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].name);
 	free(m->procs);

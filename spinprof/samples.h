@@ -54,6 +54,15 @@ struct sp_thread {
 	double topw[8];
 };
 
+/* One sampled stack as procedures (sp_model_build_paths only): root first, at
+ * sp_model.path_procs[at...at + depth), the procedure of its PC last; its weight and thread (index
+ * into sp_model.threads). Every stack of the program's weight has one (the profiler's are left out). */
+struct sp_path {
+	double w;
+	uint32_t thread, depth;
+	size_t at;
+};
+
 struct sp_bin {
 	struct symtab t;
 	int state; /* 0 not tried, 1 usable, -1 missing or not the run's */
@@ -85,11 +94,19 @@ struct sp_model {
 	uint32_t *ehvals;
 	size_t ehsize;
 	int demangle;
+	int keep_paths; /* sp_model_build_paths: fill paths */
+	struct sp_path *paths;
+	size_t npaths, paths_alloc;
+	uint32_t *path_procs;
+	size_t npath_procs, path_procs_alloc;
 };
 
 /* Build m from p (after graph_analyse). Returns 0, or -1 when p has neither samples nor measured
  * times (nothing to weigh). */
 int sp_model_build(struct sp_model *m, const struct prof *p, int demangle);
+/* The same, and keep every sampled stack as procedures (m->paths): for the formats that draw
+ * stacks (folded, flame graphs). */
+int sp_model_build_paths(struct sp_model *m, const struct prof *p, int demangle);
 /* Free what m owns. */
 void sp_model_release(struct sp_model *m);
 /* The file and line of a runtime address through its module's binary; 0 when known. */
