@@ -74,8 +74,9 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 		struct fold_stack *s = &fo->stacks[i];
 		s->w = pa->w;
 		s->at = at;
-		s->depth = pa->depth + (thr != 0);
-		if (thr) {
+		int tf = thr && pa->thread < m->nthreads; /* time mode's paths mix the threads */
+		s->depth = pa->depth + (tf != 0);
+		if (tf) {
 			fo->names[at] = fo->thread_names[pa->thread];
 			fo->mods[at++] = FOLD_THREAD;
 		}
@@ -89,13 +90,22 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 	qsort(fo->stacks, m->npaths, sizeof(*fo->stacks), path_cmp);
 	size_t n = 0;
 	for (size_t i = 0; i < m->npaths; i++) {
-		fo->total += fo->stacks[i].w;
 		if (n && same(fo, &fo->stacks[n - 1], &fo->stacks[i]))
 			fo->stacks[n - 1].w += fo->stacks[i].w;
 		else
 			fo->stacks[n++] = fo->stacks[i];
 	}
-	fo->n = n;
+	/* cycles shared among paths are fractions: whole cycles, as measured, and the paths of none
+	 * left out */
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!m->sampled)
+			fo->stacks[i].w = (double)(uint64_t)(fo->stacks[i].w + 0.5);
+		if (fo->stacks[i].w > 0)
+			fo->stacks[kept++] = fo->stacks[i];
+		fo->total += fo->stacks[i].w;
+	}
+	fo->n = kept;
 	return 0;
 }
 

@@ -56,7 +56,9 @@ struct sp_thread {
 
 /* One sampled stack as procedures (sp_model_build_paths only): root first, at
  * sp_model.path_procs[at...at + depth), the procedure of its PC last; its weight and thread (index
- * into sp_model.threads). Every stack of the program's weight has one (the profiler's are left out). */
+ * into sp_model.threads). Every stack of the program's weight has one (the profiler's are left out).
+ * A time-mode profile without samples has call paths made from its exact arcs instead (samples.c,
+ * paths_from_arcs), with no thread (UINT32_MAX). */
 struct sp_path {
 	double w;
 	uint32_t thread, depth;
