@@ -4,12 +4,13 @@
 # all of it) and its title says that weight; the boxes, read back as stacks (a box's own weight is
 # its width less its children's, its stack the boxes above it), are exactly --format=folded's lines;
 # b's and c's boxes under main take 150 and 60 of 310; the icicle has the same boxes with the roots
-# on top; the executable's frames are in its palette (flamegraph.pl's "hot") and named in the legend.
+# on top; the executable's frames are in its palette (flamegraph.pl's "hot") and named in the legend;
+# the README's docs/flame.svg is one of flame's (calls:leaf) exact stacks.
 . "$(dirname "$0")/t270-spinprof-folded.sh"
 
 command -v xmllint >/dev/null || tap_skip_all "no xmllint (libxml2-utils, in mk/deps.sh)"
 fl_setup
-tap_plan 6
+tap_plan 7
 P=$T/flame
 
 # The boxes of an SVG, one a line: depth x weight width-in-pixels y fill name (from the attributes the
@@ -111,4 +112,12 @@ colours() {
 		END { print n " frames"; exit bad > 0 || n == 0 }'
 }
 check "CPU samples: xmllint accepts it, the executable's frames in its palette, named in the legend" colours
+
+readme() {
+	xmllint --noout "$SPY_SRC/docs/flame.svg" || return 1
+	refold "$SPY_SRC/docs/flame.svg" >"$T/readme.refold"
+	printf '%s\n' "main;a;leaf 100" "main;b;leaf 100" "main;b;a;leaf 50" "main;c;b;leaf 40" \
+		"main;c;b;a;leaf 20" | LC_ALL=C sort | diff - "$T/readme.refold"
+}
+check "the README's docs/flame.svg is well-formed and holds flame's exact stacks (calls:leaf)" readme
 tap_done
