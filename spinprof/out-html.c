@@ -2,8 +2,8 @@
  * flat profile sortable by any column, the call graph with a link for every caller and callee, and
  * the Spy tree of the stacks as folding lists. The page's script has a self-test hook for browser
  * tests: page.html#click=NAME clicks NAME's link in the flat profile, #zoom=NAME zooms the flame
- * graph on NAME, #sort=COLUMN sorts the flat profile; each writes what it then shows into
- * <pre id="selftest">. */
+ * graph on NAME, #search=REGEX searches it, #sort=COLUMN sorts the flat profile; each writes what it
+ * then shows into <pre id="selftest">. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,7 +224,7 @@ static const char page_script[] =
 	"\t}\n"
 	"\tdocument.getElementById('unfold').addEventListener('click', function () { setAll(true); });\n"
 	"\tdocument.getElementById('fold').addEventListener('click', function () { setAll(false); });\n"
-	"\t/* the self-test hook: #click=NAME, #zoom=NAME, #sort=COLUMN, joined by & */\n"
+	"\t/* the self-test hook: #click=NAME, #zoom=NAME, #search=REGEX, #sort=COLUMN, joined by & */\n"
 	"\tvar out = [];\n"
 	"\tlocation.hash.replace(/^#/, '').split('&').forEach(function (kv) {\n"
 	"\t\tvar at = kv.indexOf('='), k = kv.slice(0, at), v = decodeURIComponent(kv.slice(at + 1));\n"
@@ -244,6 +244,9 @@ static const char page_script[] =
 	"\t\t\t\t\tout.push('frame ' + e.getAttribute('data-d') + ' ' + e.getAttribute('data-name') + ' ' +\n"
 	"\t\t\t\t\t\t r.getAttribute('x') + ' ' + r.getAttribute('width'));\n"
 	"\t\t\t}\n"
+	"\t\t} else if (k === 'search' && window.fg) {\n"
+	"\t\t\tfg.search(v);\n"
+	"\t\t\tout.push(document.getElementById('fg-matched').textContent);\n"
 	"\t\t} else if (k === 'sort') {\n"
 	"\t\t\tvar names = sortBy(v);\n"
 	"\t\t\tout.push(names ? 'sorted ' + v + ': ' + names.join(' ') : 'no column ' + v);\n"

@@ -4,14 +4,15 @@
 # in the flat profile, and the call graph then shows b with its callers and callees and their exact
 # calls (main 50, c 20; leaf 140, a 70); zooming the flame graph on b makes it the full 1180 pixels
 # and its a and leaf 50 and 100 of its 150, c's frames hidden; sorting the flat profile by calls puts
-# leaf (310), a (170), b (70) first; the Spy tree holds b under main with 150 and 60 under c; a
-# screenshot is a PNG.
+# leaf (310), a (170), b (70) first; searching ^a$ covers 170 of 310, leaf|a all of it; the Spy tree
+# holds b under main with 150 and 60 under c; the SVG file alone runs its own script (zoom on c,
+# search b); a screenshot is a PNG.
 . "$(dirname "$0")/t270-spinprof-folded.sh"
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 [ -n "$CHROME" ] || tap_skip_all "no chromium (in mk/deps.sh)"
 fl_setup
-tap_plan 6
+tap_plan 8
 P=$T/flame
 
 # browser ARG... URL: headless Chromium with a profile of its own; its own chatter to $T/chrome.log
@@ -23,7 +24,8 @@ browser() {
 # selftest HASH: the page's <pre id="selftest"> after it loaded with #HASH
 selftest() {
 	browser --dump-dom "file://$P.html#$1" >"$T/dom.html" || { echo "chromium failed"; tail -n 5 "$T/chrome.log"; return 1; }
-	sed -n '/<pre id="selftest">/,/<\/pre>/p' "$T/dom.html" | sed -e 's/.*<pre id="selftest">//' -e 's/<\/pre>.*//'
+	awk '/<pre id="selftest">/ { on = 1; sub(/.*<pre id="selftest">/, "") }
+		on { end = sub(/<\/pre>.*/, ""); print; if (end) exit }' "$T/dom.html"
 }
 
 page() {
@@ -34,7 +36,7 @@ page() {
 	! grep -Eno '(src|href)="[a-z]+:[^"]*"|@import|url\(' "$P.html"
 }
 if ! sp_check "flame (calls:leaf): the page is written and loads nothing from elsewhere" page; then
-	for _ in 1 2 3 4 5; do not_ok "no page"; done
+	for _ in 1 2 3 4 5 6 7; do not_ok "no page"; done
 	tap_done
 fi
 
@@ -74,6 +76,27 @@ tree() {
 		"a 20" "leaf 20" "leaf 40" | diff - "$T/tree"
 }
 check "the Spy tree: every frame of the stacks with its weight, nested as called" tree
+
+search() {
+	selftest "search=%5Ea%24" >"$T/search1" && selftest "search=leaf%7Ca" >"$T/search2" || return 1
+	cat "$T/search1" "$T/search2"
+	# a's frames: 100 + 50 + 20 of 310; leaf or a: every stack, a's leaves inside a's frames counted once
+	[ "$(cat "$T/search1")" = "Matched: $(awk 'BEGIN { printf "%.2f", 17000 / 310 }')%" ] &&
+		[ "$(cat "$T/search2")" = "Matched: 100.00%" ]
+}
+check "searching the flame graph: ^a\$ covers 170 of 310, leaf|a all of it (nested frames once)" search
+
+standalone() {
+	local got
+	"$SPINPROF" --format=svg -o "$P.svg" "$P.out" || return 1
+	browser --dump-dom "file://$P.svg#zoom=c&search=%5Eb%24" >"$T/svgdom" || return 1
+	got=$(sed -n 's/.* data-selftest="\([^"]*\)".*/\1/p' "$T/svgdom" | head -n 1)
+	echo "$got"
+	grep -q 'data-ready="1"' "$T/svgdom" || { echo "its script did not finish"; return 1; }
+	# zoomed on c: all, main, c, b full width; under b its a (and a's leaf) 20 and its own leaf 40 of 60
+	[ "$got" = "0 all 1180.00; 1 main 1180.00; 2 c 1180.00; 3 b 1180.00; 4 a 393.33; 5 leaf 393.33; 4 leaf 786.67; Matched: $(awk 'BEGIN { printf "%.2f", 21000 / 310 }')%" ]
+}
+check "the SVG file alone: its script zooms on c (b's 20 and 40 of 60) and finds b's 210 of 310" standalone
 
 shot() {
 	browser --screenshot="$T/page.png" --window-size=1280,1024 "file://$P.html" || return 1
