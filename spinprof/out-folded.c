@@ -6,7 +6,7 @@
 
 #include "out-folded.h"
 
-/* the qsort comparator's data: qsort_r would do, but the sort is stable here by index */
+/* the comparator's data (ties go by the stacks' order, so the sort is stable) */
 static const struct fold *cmp_fo;
 
 static int path_cmp(const void *a, const void *b)
