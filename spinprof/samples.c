@@ -558,12 +558,14 @@ static void from_cycles(struct sp_model *m)
  * to its own self and to its callees in the measured proportions of its self and its arcs'
  * inclusive cycles to its own inclusive ones (two-frame paths are thus exactly as measured; a deeper
  * path shares a callee's cycles from one caller among that caller's own paths). A call into a
- * function already on the path (recursion) ends the path with all its cycles. */
+ * function already on the path (recursion) ends the path with all its cycles, and so does a path
+ * weighing less than a millionth of all, or any once four million have been expanded. */
 struct arcwalk {
 	struct sp_model *m;
 	uint32_t *path; /* prof function indices */
 	uint8_t *on;    /* by function: on the path */
 	double tiny;    /* below this, a path's cycles stay with its last frame */
+	size_t budget;  /* paths left to expand: a graph of many diamonds has exponentially many */
 };
 
 static void path_of(struct arcwalk *aw, uint32_t depth, double v)
@@ -582,11 +584,12 @@ static void walk(struct arcwalk *aw, uint32_t depth, double amount)
 	uint32_t k = aw->path[depth - 1];
 	const struct prof_func *f = &p->items[k];
 	double incl = f->m_incl > 0 ? f->m_incl : 0, rest = amount;
-	if (incl <= 0 || aw->on[k] || amount < aw->tiny) {
+	if (incl <= 0 || aw->on[k] || amount < aw->tiny || !aw->budget) {
 		path_of(aw, depth, amount);
 		return;
 	}
 	aw->on[k] = 1;
+	aw->budget--;
 	for (uint32_t j = 0; j < f->nchild; j++) {
 		const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + j]];
 		if (a->child >= p->nsyms || a->m_incl <= 0 || a->child == k)
@@ -607,7 +610,7 @@ static void paths_from_arcs(struct sp_model *m)
 {
 	const struct prof *p = m->p;
 	struct arcwalk aw = { m, xmalloc((p->nsyms + 2) * sizeof(uint32_t)), xcalloc(p->nsyms + 1, 1),
-			      m->grand * 1e-9 };
+			      m->grand * 1e-6, 4000000 };
 	for (uint32_t k = 0; k < p->nsyms; k++)
 		if (p->items[k].m_spont_incl > 0) {
 			aw.path[0] = k;
