@@ -1,12 +1,14 @@
 /* spinprof --format=html: one self-contained page (no network): the flame graph (out-svg.c's), a
  * flat profile sortable by any column, the call graph with a link for every caller and callee, and
- * the Spy tree of the stacks as folding lists. The page's script has a self-test hook for browser
+ * the Spy tree (the Spy report's dominator tree of procedures, print-spy.c's) and the tree of call
+ * paths of the stacks, both as folding lists. The page's script has a self-test hook for browser
  * tests: page.html#click=NAME clicks NAME's link in the flat profile, #zoom=NAME zooms the flame
  * graph on NAME, #search=REGEX searches it, #sort=COLUMN sorts the flat profile; each writes what it
  * then shows into <pre id="selftest">. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dom.h"
 #include "out-svg.h"
 
 /* A function's self and total ticks as the model has them: measured (spy time mode), or sampled or
@@ -135,8 +137,63 @@ static void graph(FILE *f, const struct prof *p, unsigned flags)
 	}
 }
 
-/* The Spy tree: the flame graph's boxes as nested folding lists, those under the cutoff left out. */
-static void tree(FILE *f, const struct fold *fo, const struct out_opts *o)
+/* Buttons that unfold or fold every list of the tree with that id. */
+#define UNFOLD(id)                                                                           \
+	"<button class=\"unfold\" data-tree=\"" id "\" data-open=\"1\">Unfold all</button> " \
+	"<button class=\"unfold\" data-tree=\"" id "\" data-open=\"0\">Fold all</button>"
+
+/* The Spy tree: print-spy.c's rows of the dominator tree, as nested folding lists. */
+static void spy_tree(FILE *f, const struct fold *fo, const struct out_opts *o)
+{
+	const struct sp_model *m = &fo->m;
+	struct dom_row *rows;
+	size_t nrows = spy_tree_rows(m, o->cutoff, &rows);
+	double grand = m->grand > 0 ? m->grand : 1;
+	uint32_t open = 0;
+	fprintf(f,
+		"<h2 id=\"tree\">Spy tree</h2>\n<p>The Spy report's breakdown of procedures: each "
+		"once, under its immediate dominator (the deepest procedure every call to it goes "
+		"through); <i>Name (N refs) = SELF, CALLEES (SELF%%) (TOTAL%%)</i> in %s, * where SELF is "
+		"1 %% or more, ~ where its parent does not call it directly; what weighs less than %g %% is left out. " UNFOLD(
+			"spytree") "</p>\n<div id=\"spytree\">\n",
+		m->unit, o->cutoff);
+	for (size_t r = 0; r < nrows; r++) {
+		const struct dom_row *row = &rows[r];
+		const struct sp_proc *pr = &m->procs[row->node - 1];
+		for (; open > row->depth; open--)
+			fputs("</details>\n", f);
+		int kids = r + 1 < nrows && rows[r + 1].depth > row->depth;
+		double callees = pr->total > pr->self ? pr->total - pr->self : 0;
+		fprintf(f, kids ? "<details%s" : "<div class=\"leaf\"",
+			kids && row->depth < 2 ? " open" : "");
+		fprintf(f, " data-depth=\"%u\" data-self=\"%.17g\" data-total=\"%.17g\" data-name=\"",
+			row->depth, pr->self, pr->total);
+		svg_escape(f, pr->name);
+		fputs(kids ? "\"><summary>" : "\">", f);
+		if (100 * pr->self / grand >= 1)
+			fputs("*", f); /* heavy, as the report marks it */
+		if (row->indirect)
+			fputs("~", f);
+		svg_escape(f, pr->name);
+		fprintf(f, " (%u ref%s) = %.0f, %.0f", pr->refs, pr->refs == 1 ? "" : "s", pr->self, callees);
+		if (100 * pr->self / grand >= 1)
+			fprintf(f, " (%.1f%%)", 100 * pr->self / grand);
+		fprintf(f, " (%.1f%%)", 100 * pr->total / grand);
+		if (kids) {
+			fputs("</summary>\n", f);
+			open++;
+		} else {
+			fputs("</div>\n", f);
+		}
+	}
+	for (; open > 0; open--)
+		fputs("</details>\n", f);
+	fputs("</div>\n", f);
+	free(rows);
+}
+
+/* The call paths: the flame graph's boxes as nested folding lists, those under the cutoff left out. */
+static void paths(FILE *f, const struct fold *fo, const struct out_opts *o)
 {
 	size_t nb;
 	uint32_t maxd;
@@ -145,9 +202,8 @@ static void tree(FILE *f, const struct fold *fo, const struct out_opts *o)
 	size_t hidden = 0;
 	uint32_t open = 0; /* open <details>, one per depth */
 	fprintf(f,
-		"<h2 id=\"tree\">Spy tree</h2>\n<p>The stacks as a tree, in %s; what weighs less "
-		"than %g %% of all is left out. <button id=\"unfold\">Unfold all</button> "
-		"<button id=\"fold\">Fold all</button></p>\n<div id=\"spytree\">\n",
+		"<h2 id=\"paths\">Call paths</h2>\n<p>The stacks as a tree, in %s; what weighs less "
+		"than %g %% of all is left out. " UNFOLD("pathtree") "</p>\n<div id=\"pathtree\">\n",
 		fo->unit, o->cutoff);
 	for (size_t k = 0; k < nb; k++) {
 		const struct box *b = &bx[k];
@@ -218,12 +274,13 @@ static const char page_script[] =
 	"\t}\n"
 	"\tfor (var j = 0; j < heads.length; j++)\n"
 	"\t\theads[j].addEventListener('click', function () { sortBy(this.getAttribute('data-col')); });\n"
-	"\tfunction setAll(open) {\n"
-	"\t\tvar d = document.querySelectorAll('#spytree details');\n"
-	"\t\tfor (var i = 0; i < d.length; i++) d[i].open = open;\n"
-	"\t}\n"
-	"\tdocument.getElementById('unfold').addEventListener('click', function () { setAll(true); });\n"
-	"\tdocument.getElementById('fold').addEventListener('click', function () { setAll(false); });\n"
+	"\t/* Unfold all, Fold all */\n"
+	"\tvar ub = document.querySelectorAll('button.unfold');\n"
+	"\tfor (var b = 0; b < ub.length; b++)\n"
+	"\t\tub[b].addEventListener('click', function () {\n"
+	"\t\t\tvar d = document.querySelectorAll('#' + this.getAttribute('data-tree') + ' details');\n"
+	"\t\t\tfor (var i = 0; i < d.length; i++) d[i].open = this.getAttribute('data-open') === '1';\n"
+	"\t\t});\n"
 	"\t/* the self-test hook: #click=NAME, #zoom=NAME, #search=REGEX, #sort=COLUMN, joined by & */\n"
 	"\tvar out = [];\n"
 	"\tlocation.hash.replace(/^#/, '').split('&').forEach(function (kv) {\n"
@@ -279,13 +336,14 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 	      ".cg.selected { border-color: #c00; background: #fee; }\n"
 	      ".cg ul { margin: 0; }\n"
 	      "#shown { position: sticky; top: 0; background: #ffd; }\n"
-	      "#spytree details { margin-left: 1.2em; }\n"
+	      "#spytree details, #spytree .leaf, #pathtree details { margin-left: 1.2em; }\n"
+	      "#spytree .leaf { margin-left: 2.4em; }\n"
 	      "svg { max-width: 100%; height: auto; }\n"
 	      "</style>\n</head>\n<body>\n<h1>",
 	      f);
 	svg_escape(f, o->what);
 	fputs("</h1>\n<nav><a href=\"#flame\">Flame graph</a><a href=\"#flat\">Flat profile</a>"
-	      "<a href=\"#graph\">Call graph</a><a href=\"#tree\">Spy tree</a></nav>\n"
+	      "<a href=\"#graph\">Call graph</a><a href=\"#tree\">Spy tree</a><a href=\"#paths\">Call paths</a></nav>\n"
 	      "<h2 id=\"flame\">Flame graph</h2>\n",
 	      f);
 	if (stacks) {
@@ -301,11 +359,12 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 	flat(f, p, o->flags);
 	graph(f, p, o->flags);
 	if (stacks) {
-		tree(f, &fo, o);
+		spy_tree(f, &fo, o);
+		paths(f, &fo, o);
 		fold_release(&fo);
 	} else {
-		fputs("<h2 id=\"tree\">Spy tree</h2>\n<p>No stacks.</p>\n<div id=\"spytree\"></div>\n"
-		      "<button id=\"unfold\" hidden></button><button id=\"fold\" hidden></button>\n",
+		fputs("<h2 id=\"tree\">Spy tree</h2>\n<p>No samples nor measured times.</p>\n"
+		      "<h2 id=\"paths\">Call paths</h2>\n<p>No stacks.</p>\n",
 		      f);
 	}
 	fputs("<script>\n", f);

@@ -136,5 +136,10 @@ struct spy_opts {
 /* Print the Spy report; returns 0, or -1 (after one line on stderr) when there is nothing to
  * weigh. */
 int print_spy(FILE *f, const struct prof *p, const struct spy_opts *o);
+struct dom_row;
+/* The Spy tree of m as the report prints it: the rows of its procedures' dominator tree (node v is
+ * procedure v - 1), those weighing at least cutoff percent and all above them, in print order.
+ * Returns the number of rows; *rows is malloc()ed. */
+size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **rows);
 
 #endif

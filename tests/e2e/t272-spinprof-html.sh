@@ -4,15 +4,15 @@
 # in the flat profile, and the call graph then shows b with its callers and callees and their exact
 # calls (main 50, c 20; leaf 140, a 70); zooming the flame graph on b makes it the full 1180 pixels
 # and its a and leaf 50 and 100 of its 150, c's frames hidden; sorting the flat profile by calls puts
-# leaf (310), a (170), b (70) first; searching ^a$ covers 170 of 310, leaf|a all of it; the Spy tree
-# holds b under main with 150 and 60 under c; the SVG file alone runs its own script (zoom on c,
-# search b); a screenshot is a PNG.
+# leaf (310), a (170), b (70) first; searching ^a$ covers 170 of 310, leaf|a all of it; the call
+# paths hold b under main with 150 and 60 under c; the Spy tree has main over a, b, c and leaf (their
+# dominator); the SVG file alone runs its own script (zoom on c, search b); a screenshot is a PNG.
 . "$(dirname "$0")/t270-spinprof-folded.sh"
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 [ -n "$CHROME" ] || tap_skip_all "no chromium (in mk/deps.sh)"
 fl_setup
-tap_plan 8
+tap_plan 9
 P=$T/flame
 
 # browser ARG... URL: headless Chromium with a profile of its own; its own chatter to $T/chrome.log
@@ -36,7 +36,7 @@ page() {
 	! grep -Eno '(src|href)="[a-z]+:[^"]*"|@import|url\(' "$P.html"
 }
 if ! sp_check "flame (calls:leaf): the page is written and loads nothing from elsewhere" page; then
-	for _ in 1 2 3 4 5 6 7; do not_ok "no page"; done
+	for _ in 1 2 3 4 5 6 7 8; do not_ok "no page"; done
 	tap_done
 fi
 
@@ -75,7 +75,21 @@ tree() {
 	printf '%s\n' "all 310" "main 310" "a 100" "leaf 100" "b 150" "a 50" "leaf 50" "leaf 100" "c 60" "b 60" \
 		"a 20" "leaf 20" "leaf 40" | diff - "$T/tree"
 }
-check "the Spy tree: every frame of the stacks with its weight, nested as called" tree
+check "the call paths: every frame of the stacks with its weight, nested as called" tree
+
+spytree() {
+	browser --dump-dom "file://$P.html" >"$T/dom.html" || return 1
+	sed -n '/<div id="spytree">/,/^<\/div>/p' "$T/dom.html" |
+		sed -n 's/.* data-depth="\([0-9]*\)" data-self="\([0-9.]*\)" data-total="\([0-9.]*\)" data-name="\([^"]*\)".*/\1 \4 \2 \3/p' |
+		sort >"$T/spytree"
+	cat "$T/spytree"
+	# main dominates a, b, c and leaf (each is called from two places, or only from main); leaf has
+	# every call's weight as self (calls:leaf), the others theirs as total
+	printf '%s\n' "0 main 0 310" "1 leaf 310 310" "1 b 0 210" "1 a 0 170" "1 c 0 60" | sort | diff - "$T/spytree" || return 1
+	grep -q '<summary>main (1 ref) = 0, 310 (100.0%)</summary>' "$T/dom.html" &&
+		grep -q '>\*~leaf (3 refs) = 310, 0 (100.0%) (100.0%)</div>' "$T/dom.html"
+}
+check "the Spy tree: main dominating a, b, c and leaf, with their self and total weights" spytree
 
 search() {
 	selftest "search=%5Ea%24" >"$T/search1" && selftest "search=leaf%7Ca" >"$T/search2" || return 1
