@@ -100,10 +100,11 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!m->sampled)
-			fo->stacks[i].w = (double)(uint64_t)(fo->stacks[i].w + 0.5);
-		if (fo->stacks[i].w > 0)
+			fo->stacks[i].w = fo->stacks[i].w > 0 ? (double)(uint64_t)(fo->stacks[i].w + 0.5) : 0;
+		if (fo->stacks[i].w > 0) {
+			fo->total += fo->stacks[i].w;
 			fo->stacks[kept++] = fo->stacks[i];
-		fo->total += fo->stacks[i].w;
+		}
 	}
 	fo->n = kept;
 	return 0;
@@ -133,7 +134,7 @@ void fold_release(struct fold *fo)
 
 void fold_print_w(FILE *f, double w)
 {
-	if (w == (double)(uint64_t)w && w < 1e18)
+	if (w >= 0 && w < 1e18 && w == (double)(uint64_t)w)
 		fprintf(f, "%llu", (unsigned long long)w);
 	else
 		fprintf(f, "%.15g", w);
