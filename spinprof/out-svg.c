@@ -17,9 +17,24 @@
 #define SVG_FONT 12
 #define SVG_CHAR_W 7.08 /* a character's width at SVG_FONT, for the labels that fit */
 
+/* The length of the UTF-8 sequence at s, or 0 when it is not one (XML takes no broken UTF-8). */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] < 0x80           ? 1 :
+		(s[0] & 0xe0) == 0xc0 ? 2 :
+		(s[0] & 0xf0) == 0xe0 ? 3 :
+		(s[0] & 0xf8) == 0xf0 ? 4 :
+					0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void svg_escape(FILE *f, const char *s)
 {
-	for (; *s; s++)
+	while (*s) {
+		int n = utf8_len((const unsigned char *)s);
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -37,9 +52,14 @@ void svg_escape(FILE *f, const char *s)
 			fputs("&apos;", f);
 			break;
 		default:
-			/* control characters are not XML */
-			putc((unsigned char)*s < 0x20 ? '?' : *s, f);
+			/* control characters and broken UTF-8 are not XML */
+			if (n == 0 || (n == 1 && (unsigned char)*s < 0x20))
+				putc('?', f);
+			else
+				fwrite(s, 1, (size_t)n, f);
 		}
+		s += n ? n : 1;
+	}
 }
 
 /* A name's hash, for the colour's variation within its module's palette. */
@@ -111,7 +131,10 @@ static void label(FILE *f, const char *name, double w)
 		return;
 	}
 	char *s = xstrdup(name);
-	s[fit - 2] = 0;
+	size_t cut = fit - 2;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) /* not inside a character */
+		cut--;
+	s[cut] = 0;
 	svg_escape(f, s);
 	fputs("..", f);
 	free(s);
