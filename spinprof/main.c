@@ -37,7 +37,8 @@ static void help(void)
 	      "  -o FILE        write the report to FILE\n"
 	      "  -s             write the summed profile to gmon.sum\n"
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
-	      "  --threads      only the Spy report's header and threads\n"
+	      "  --threads      only the Spy report's header and threads; with --format=folded, svg,\n"
+	      "                 icicle or html: each thread as the root frame of its stacks\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1);\n"
 	      "                 --format=dot too (default 0.5 % functions, 0.1 % arcs)\n"
 	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
@@ -329,7 +330,8 @@ int main(int argc, char **argv)
 	so.demangle = o.demangle;
 	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
 	if (format) {
-		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };
+		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
+				       cutoff_given, flags,      (so.sections & SPY_THREADS) != 0 };
 		rc = format->write(f, &p, &oo);
 	} else if (so.sections) {
 		/* the Spy report alone */

@@ -9,6 +9,10 @@ const struct out_format out_formats[] = {
 	{ "json", out_json, "the whole analysed model as JSON (docs/spinprof-json.md)" },
 	{ "pprof", out_pprof, "pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca)" },
 	{ "chrome", out_chrome, "Chrome trace event JSON (Perfetto, chrome://tracing, speedscope)" },
+	{ "folded", out_folded, "one line per distinct stack, root;...;leaf WEIGHT (flame graph tools)" },
+	{ "svg", out_svg, "a flame graph, self-contained SVG: search, zoom on click, tooltips" },
+	{ "icicle", out_icicle, "the flame graph upside down: roots at the top" },
+	{ "html", out_html, "one self-contained page: flame graph, flat profile, call graph, tree" },
 	{ NULL, NULL, NULL },
 };
 

@@ -250,12 +250,9 @@ static void leaders(FILE *f, const char *cur, uint32_t n)
 		fprintf(f, "{%u} ", n);
 }
 
-static void tree(struct out *u)
+size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **rows)
 {
-	FILE *f = u->f;
-	struct sp_model *m = u->m;
 	uint32_t n = (uint32_t)m->nprocs + 1;
-	section(f, "Breakdown of procedures.");
 	uint32_t *ed = xmalloc((m->nedges + 1) * 2 * sizeof(uint32_t));
 	size_t ne = 0;
 	for (size_t i = 0; i < m->nedges; i++) {
@@ -271,20 +268,37 @@ static void tree(struct out *u)
 	w[0] = m->grand;
 	for (uint32_t v = 1; v < n; v++) {
 		w[v] = m->procs[v - 1].total;
-		show[v] = shown(u, w[v]);
+		/* shown(): at least cutoff percent of the program's weight */
+		show[v] =
+			cutoff <= 0 || (w[v] > 0 && (m->grand > 0 ? 100.0 * w[v] / m->grand : 0.0) >= cutoff);
 	}
 	for (uint32_t v = 0; v < n; v++)
 		order[v] = v;
 	listing_w = w;
 	qsort(order, n, sizeof(uint32_t), listing_cmp);
-	sort_m = m;
 	struct dom_graph g;
 	dom_graph_build(&g, n, ed, ne, order);
 	free(ed);
 	uint32_t *idom = dom_idom(&g);
-	struct dom_row *rows;
 	uint64_t budget = SPY_SET_BUDGET;
-	size_t nrows = dom_layout(&g, idom, w, show, &budget, &rows);
+	size_t nrows = dom_layout(&g, idom, w, show, &budget, rows);
+	free(idom);
+	dom_graph_release(&g);
+	free(order);
+	free(w);
+	free(show);
+	return nrows;
+}
+
+static void tree(struct out *u)
+{
+	FILE *f = u->f;
+	struct sp_model *m = u->m;
+	uint32_t n = (uint32_t)m->nprocs + 1;
+	section(f, "Breakdown of procedures.");
+	struct dom_row *rows;
+	size_t nrows = spy_tree_rows(m, u->o->cutoff, &rows);
+	sort_m = m;
 	/* each procedure's calls, in call-site order */
 	uint32_t *eo = xmalloc((m->nedges + 1) * sizeof(uint32_t)),
 		 *e0 = xcalloc((size_t)n + 1, sizeof(uint32_t));
@@ -331,11 +345,6 @@ static void tree(struct out *u)
 	free(eo);
 	free(e0);
 	free(rows);
-	free(idom);
-	dom_graph_release(&g);
-	free(order);
-	free(w);
-	free(show);
 }
 
 struct line_w {

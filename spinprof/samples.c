@@ -284,6 +284,28 @@ static void thread_top(struct sp_thread *th, struct sp_pc *pairs, size_t n)
 	}
 }
 
+/* Keep a stack (frames fp, innermost first, and the procedure of its PC) as a path, root first. */
+static void path_add(struct sp_model *m, const uint32_t *fp, uint32_t depth, uint32_t pc, double v,
+		     uint32_t thread)
+{
+	GROW(m->paths, m->npaths, m->paths_alloc);
+	struct sp_path *pa = &m->paths[m->npaths++];
+	pa->w = v;
+	pa->thread = thread;
+	pa->at = m->npath_procs;
+	pa->depth = depth + (depth == 0 || fp[0] != pc);
+	while (m->npath_procs + pa->depth > m->path_procs_alloc) {
+		m->path_procs_alloc = m->path_procs_alloc ? m->path_procs_alloc * 2 : 256;
+		m->path_procs = xrealloc(m->path_procs, m->path_procs_alloc * sizeof(uint32_t));
+	}
+	uint32_t *q = m->path_procs + m->npath_procs;
+	for (uint32_t d = depth; d > 0; d--)
+		*q++ = fp[d - 1];
+	if (depth == 0 || fp[0] != pc)
+		*q++ = pc;
+	m->npath_procs += pa->depth;
+}
+
 static void from_samples(struct sp_model *m)
 {
 	const struct gmon_profile *g = &m->p->spy;
@@ -386,6 +408,8 @@ static void from_samples(struct sp_model *m)
 					(struct sp_pc){ pc, m->pc_is_ret ? st->pc - 1 : st->pc, v };
 			}
 			pairs[npairs++] = (struct sp_pc){ pc, 0, v };
+			if (m->keep_paths)
+				path_add(m, fp, depth, pc, v, (uint32_t)(m->nthreads - 1));
 			/* total: once per distinct procedure on the stack */
 			++stamp;
 			for (uint32_t d = 0; d < depth; d++)
@@ -530,6 +554,73 @@ static void from_cycles(struct sp_model *m)
 	}
 }
 
+/* Call paths from the exact cycles (time mode without samples): each function entered with no
+ * known caller starts a path with its measured inclusive cycles; a function's cycles on a path go
+ * to its own self and to its callees in the measured proportions of its self and its arcs'
+ * inclusive cycles to its own inclusive ones (two-frame paths are thus exactly as measured; a deeper
+ * path shares a callee's cycles from one caller among that caller's own paths). A call into a
+ * function already on the path (recursion) ends the path with all its cycles, and so does a path
+ * weighing less than a millionth of all, or any once four million have been expanded. */
+struct arcwalk {
+	struct sp_model *m;
+	uint32_t *path; /* prof function indices */
+	uint8_t *on;    /* by function: on the path */
+	double tiny;    /* below this, a path's cycles stay with its last frame */
+	size_t budget;  /* paths left to expand: a graph of many diamonds has exponentially many */
+};
+
+static void path_of(struct arcwalk *aw, uint32_t depth, double v)
+{
+	struct sp_model *m = aw->m;
+	uint32_t *fp = xmalloc((depth + 1) * sizeof(uint32_t));
+	for (uint32_t d = 0; d < depth; d++) /* path_add takes the innermost first */
+		fp[d] = proc_of_item(m, aw->path[depth - 1 - d]);
+	path_add(m, fp, depth, fp[0], v, UINT32_MAX); /* no thread: the arcs are all threads' */
+	free(fp);
+}
+
+static void walk(struct arcwalk *aw, uint32_t depth, double amount)
+{
+	const struct prof *p = aw->m->p;
+	uint32_t k = aw->path[depth - 1];
+	const struct prof_func *f = &p->items[k];
+	double incl = f->m_incl > 0 ? f->m_incl : 0, rest = amount;
+	if (incl <= 0 || aw->on[k] || amount < aw->tiny || !aw->budget) {
+		path_of(aw, depth, amount);
+		return;
+	}
+	aw->on[k] = 1;
+	aw->budget--;
+	for (uint32_t j = 0; j < f->nchild; j++) {
+		const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + j]];
+		if (a->child >= p->nsyms || a->m_incl <= 0 || a->child == k)
+			continue;
+		double v = amount * a->m_incl / incl;
+		if (v <= 0)
+			continue;
+		aw->path[depth] = a->child;
+		walk(aw, depth + 1, v);
+		rest -= v;
+	}
+	aw->on[k] = 0;
+	if (rest > amount * 1e-12)
+		path_of(aw, depth, rest);
+}
+
+static void paths_from_arcs(struct sp_model *m)
+{
+	const struct prof *p = m->p;
+	struct arcwalk aw = { m, xmalloc((p->nsyms + 2) * sizeof(uint32_t)), xcalloc(p->nsyms + 1, 1),
+			      m->grand * 1e-6, 4000000 };
+	for (uint32_t k = 0; k < p->nsyms; k++)
+		if (p->items[k].m_spont_incl > 0) {
+			aw.path[0] = k;
+			walk(&aw, 1, p->items[k].m_spont_incl);
+		}
+	free(aw.path);
+	free(aw.on);
+}
+
 static int ref_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -538,10 +629,11 @@ static int ref_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+static int build(struct sp_model *m, const struct prof *p, int demangle, int keep_paths)
 {
 	memset(m, 0, sizeof(*m));
 	m->p = p;
+	m->keep_paths = keep_paths;
 	m->demangle = demangle;
 	m->target = SP_NONE;
 	if (p->kind != PROF_SPY)
@@ -557,6 +649,8 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	else
 		from_cycles(m);
 	from_arcs(m, !m->sampled);
+	if (m->keep_paths && !m->sampled)
+		paths_from_arcs(m);
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].kind == SP_FUNC && strcmp(m->procs[i].name, "main") == 0)
 			edge_add(m, SP_ROOT, (uint32_t)i, 0);
@@ -606,8 +700,20 @@ size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct s
 	return n;
 }
 
+int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 0);
+}
+
+int sp_model_build_paths(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 1);
+}
+
 void sp_model_release(struct sp_model *m)
 {
+	free(m->paths);
+	free(m->path_procs);
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].name);
 	free(m->procs);
