@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "nodes.h"
 #include "out.h"
 #include "samples.h"
 
@@ -254,6 +255,77 @@ static void js_samples(FILE *out, const struct prof *p, int demangle)
 	sp_model_release(&m);
 }
 
+static void js_hist(FILE *out, const struct nm_hist *h)
+{
+	fputs(", \"hist\": ", out);
+	if (!h->h.kind) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"kind\": \"%s\"", h->h.kind == GMON_NHIST_LOG ? "log" : "linear");
+	js_key_u(out, "base", h->h.base);
+	js_key_u(out, "scale", h->h.scale);
+	js_key_u(out, "under", h->h.under);
+	js_key_u(out, "over", h->h.over);
+	fputs(", \"buckets\": [", out);
+	for (uint32_t i = 0; i < h->h.nbuckets; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", h->h.buckets[i]);
+	fputs("]}", out);
+}
+
+/* Mesa's nodes and legs (nodes.h), summed over threads and files; null when the profile has none. */
+static void js_nodes(FILE *out, const struct prof *p)
+{
+	static const char *const track[] = { "none", "successor", "all" };
+	struct nodes_model m;
+
+	fputs(",\n\"nodes\": ", out);
+	if (nodes_model_build(&m, p)) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"track\": \"%s\", \"add\": \"%s\", \"thread_only\": %s",
+		m.track <= GMON_TRACK_ALL ? track[m.track] : "?",
+		m.add == GMON_ADD_SUCCESSOR ? "successor" : "none", m.thread_only ? "true" : "false");
+	js_key_u(out, "dropped", m.dropped);
+	fputs(", \"nodes\": [", out);
+	for (size_t i = 0; i < m.nnodes; i++) {
+		const struct nm_node *n = &m.nodes[i];
+
+		fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+		js_str(out, n->name);
+		fputs(", \"file\": ", out);
+		js_str(out, n->file[0] ? n->file : NULL);
+		js_key_u(out, "line", n->line);
+		js_key_u(out, "hits", n->hits);
+		js_key_u(out, "values", n->nvalues);
+		js_key_u(out, "sum", n->sum);
+		js_key_u(out, "min", n->min);
+		js_key_u(out, "max", n->max);
+		js_hist(out, &n->hist);
+		fputs("}", out);
+	}
+	fputs("], \"legs\": [", out);
+	for (size_t i = 0; i < m.nlegs; i++) {
+		const struct nm_leg *l = &m.legs[i];
+
+		fprintf(out, "%s\n  {\"from\": ", i ? "," : "");
+		js_str(out, m.nodes[l->from].name);
+		fputs(", \"to\": ", out);
+		js_str(out, m.nodes[l->to].name);
+		js_key_u(out, "count", l->count);
+		js_key_u(out, "total_ns", l->total_ns);
+		js_key_u(out, "min_ns", l->min_ns);
+		js_key_u(out, "max_ns", l->max_ns);
+		js_key_u(out, "ignored", l->ignored);
+		js_key_u(out, "open", l->open);
+		js_hist(out, &l->hist);
+		fputs("}", out);
+	}
+	fputs("]}", out);
+	nodes_model_release(&m);
+}
+
 int out_json(FILE *out, struct prof *p, const struct out_opts *o)
 {
 	double all = 0;
@@ -267,6 +339,7 @@ int out_json(FILE *out, struct prof *p, const struct out_opts *o)
 	js_cycles(out, p);
 	js_threads(out, p);
 	js_samples(out, p, o->demangle);
+	js_nodes(out, p);
 	fputs("\n}\n", out);
 	return 0;
 }

@@ -7,7 +7,7 @@
 # histogram of mid's values linear, bucket by bucket; the leg histogram (log) holds every leg, none
 # below 300 us; SPYRT_LEG_TRACK=successor with SPYRT_LEG_ADD=successor gives exactly the successor legs;
 # the wildcard start>* adds only legs from start; SPYRT_LEG_THREAD=ponger records only that thread;
-# bad values are one line each and the defaults; spinprof prints the Nodes and Legs sections and the
+# bad values are one line each and the defaults; --format=json carries the nodes and legs; spinprof prints the Nodes and Legs sections and the
 # histograms with those numbers; -s sums two runs; the program built without spy runs the same and
 # writes nothing; SPY_NO_NODES compiles the nodes out.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -16,14 +16,14 @@
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 
-tap_plan 14
+tap_plan 15
 
 P=$T/nodes
 LEGS='start>end,start>mid,mid>end,rin>rout,ping>pong'
 HIST='node:mid:linear:0:1:8,leg:start>end:log:10'
 build() { rt_sample nodes "$P" -lpthread && RT_ENV="SPYRT_LEGS=$LEGS SPYRT_HIST=$HIST" rt_run "$P"; }
 if ! check "nodes.c builds with the plugin and runs with SPYRT_LEGS and SPYRT_HIST" build; then
-	for _ in $(seq 13); do not_ok "nodes (not built)"; done
+	for _ in $(seq 14); do not_ok "nodes (not built)"; done
 	tap_done
 fi
 cd "$T" || exit 1
@@ -105,6 +105,19 @@ report() {
 		END { exit !(a && b && c && d) }' report.txt || { sed -n '/^Nodes/,$p' report.txt; return 1; }
 }
 check "spinprof prints the Nodes and Legs sections and mid's histogram with those numbers" report
+
+json() {
+	"$SPINPROF" --format=json nodes.out >nodes.json || return 1
+	python3 - nodes.json <<'PY' | sort | diff <(want_main) -
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"]
+for x in n["nodes"]:
+    print("node", x["name"], x["hits"])
+for l in n["legs"]:
+    print("leg", l["from"], l["to"], l["count"], l["ignored"])
+PY
+}
+check "spinprof --format=json carries the same nodes and legs" json
 
 successor() {
 	RT_ENV="SPYRT_LEG_TRACK=successor SPYRT_LEG_ADD=successor" rt_run "$P" || return 1
