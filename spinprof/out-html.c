@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dom.h"
+#include "nodes.h"
 #include "out-svg.h"
 
 /* A function's self and total ticks as the model has them: measured (spy time mode), or sampled or
@@ -317,6 +318,33 @@ static const char page_script[] =
 	"\t}\n"
 	"})();\n";
 
+/* Mesa's nodes and legs, as the text report prints them (print-nodes.c), when the profile has any. */
+static void nodes(FILE *f, const struct prof *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (p->kind != PROF_SPY || !p->spy.nnodesets || !(m = open_memstream(&text, &len)))
+		return;
+	print_nodes(m, p, 1);
+	fclose(m);
+	fputs("<h2 id=\"nodes\">Nodes and legs</h2>\n<pre>", f);
+	/* the text report's sections start with a form feed and a blank line; lines stay lines */
+	for (const char *c = text + strspn(text, "\f\n"); *c; c++) {
+		if (*c == '\n')
+			fputc('\n', f);
+		else if (*c != '\f')
+			fputs(*c == '&' ? "&amp;" :
+			      *c == '<' ? "&lt;" :
+			      *c == '>' ? "&gt;" :
+					  (char[]){ *c, 0 },
+			      f);
+	}
+	fputs("</pre>\n", f);
+	free(text);
+}
+
 int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 {
 	struct fold fo;
@@ -367,6 +395,7 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 		      "<h2 id=\"paths\">Call paths</h2>\n<p>No stacks.</p>\n",
 		      f);
 	}
+	nodes(f, p);
 	fputs("<script>\n", f);
 	fputs(page_script, f);
 	fputs("</script>\n</body>\n</html>\n", f);

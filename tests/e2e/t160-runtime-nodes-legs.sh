@@ -7,7 +7,7 @@
 # histogram of mid's values linear, bucket by bucket; the leg histogram (log) holds every leg, none
 # below 300 us; SPYRT_LEG_TRACK=successor with SPYRT_LEG_ADD=successor gives exactly the successor legs;
 # the wildcard start>* adds only legs from start; SPYRT_LEG_THREAD=ponger records only that thread;
-# bad values are one line each and the defaults; --format=json carries the nodes and legs; spinprof prints the Nodes and Legs sections and the
+# bad values are one line each and the defaults; --format=json and html carry the nodes and legs; spinprof prints the Nodes and Legs sections and the
 # histograms with those numbers; -s sums two runs; the program built without spy runs the same and
 # writes nothing; SPY_NO_NODES compiles the nodes out.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -16,14 +16,14 @@
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 
-tap_plan 15
+tap_plan 16
 
 P=$T/nodes
 LEGS='start>end,start>mid,mid>end,rin>rout,ping>pong'
 HIST='node:mid:linear:0:1:8,leg:start>end:log:10'
 build() { rt_sample nodes "$P" -lpthread && RT_ENV="SPYRT_LEGS=$LEGS SPYRT_HIST=$HIST" rt_run "$P"; }
 if ! check "nodes.c builds with the plugin and runs with SPYRT_LEGS and SPYRT_HIST" build; then
-	for _ in $(seq 14); do not_ok "nodes (not built)"; done
+	for _ in $(seq 15); do not_ok "nodes (not built)"; done
 	tap_done
 fi
 cd "$T" || exit 1
@@ -118,6 +118,14 @@ for l in n["legs"]:
 PY
 }
 check "spinprof --format=json carries the same nodes and legs" json
+
+html() {
+	"$SPINPROF" --format=html nodes.out >nodes.html || return 1
+	# the page's Nodes and legs section holds the report's legs table, escaped
+	sed -n '/<h2 id="nodes">/,/<\/pre>/p' nodes.html | grep -q '^start -&gt; end  *100 ' ||
+		{ grep -n nodes nodes.html | head; return 1; }
+}
+check "spinprof --format=html has the Nodes and legs section" html
 
 successor() {
 	RT_ENV="SPYRT_LEG_TRACK=successor SPYRT_LEG_ADD=successor" rt_run "$P" || return 1
