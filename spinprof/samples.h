@@ -97,7 +97,7 @@ struct sp_model {
 	size_t ehsize;
 	int demangle;
 	uint32_t target; /* calls:FUNC: FUNC's procedure, else UINT32_MAX */
-	int keep_paths; /* sp_model_build_paths: fill paths */
+	int keep_paths;  /* sp_model_build_paths: fill paths */
 	struct sp_path *paths;
 	size_t npaths, paths_alloc;
 	uint32_t *path_procs;
