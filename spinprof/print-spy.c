@@ -233,9 +233,11 @@ static void site_text(struct sp_model *m, const struct sp_edge *e, char *buf, si
 		snprintf(buf, n, "(%s:%u)", base_name(file), line);
 	else if (e->site && to->file) /* the binary is gone: where the callee is defined */
 		snprintf(buf, n, "(%s:%u)", base_name(to->file), to->line);
-	else if (e->site)
-		snprintf(buf, n, "(0x%llx)", (unsigned long long)e->site);
-	else
+	else if (e->site) {
+		char at[300];
+		sp_addr_text(m, e->site, at, sizeof(at));
+		snprintf(buf, n, "(%s)", at);
+	} else
 		snprintf(buf, n, "(?)");
 }
 
@@ -430,9 +432,11 @@ static void lines(struct out *u)
 			if (lw[i].file)
 				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line, w,
 					pct(u, w));
-			else
-				fprintf(f, "    (0x%llx) = %.0f (%.1f%%).\n", (unsigned long long)lw[i].pc, w,
-					pct(u, w));
+			else {
+				char at[300];
+				sp_addr_text(m, lw[i].pc, at, sizeof(at));
+				fprintf(f, "    (%s) = %.0f (%.1f%%).\n", at, w, pct(u, w));
+			}
 			i = j;
 		}
 		if (pr->wait > 0)

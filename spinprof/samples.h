@@ -54,9 +54,12 @@ struct sp_thread {
 	double topw[8];
 };
 
+struct modsym;
 struct sp_bin {
 	struct symtab t;
-	int state; /* 0 not tried, 1 usable, -1 missing or not the run's */
+	int state;         /* 0 not tried, 1 usable, -1 missing or not the run's */
+	struct modsym *ms; /* libdwfl's names (modsym.c), for what t leaves unnamed */
+	int ms_state;      /* as state */
 };
 
 struct sp_model {
@@ -94,6 +97,9 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle);
 void sp_model_release(struct sp_model *m);
 /* The file and line of a runtime address through its module's binary; 0 when known. */
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line);
+/* Runtime address addr as "module+0xoffset" (module's base name, offset from its load base), or "?"
+ * when it is in no module: never a run-specific absolute address. */
+void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n);
 /* 1 when p has samples to report. */
 int sp_has_samples(const struct prof *p);
 
