@@ -16,7 +16,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
+	fputs("usage: spinprof [-pPqQbzslh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
@@ -33,6 +33,7 @@ static void help(void)
 	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
 	      "  -o FILE        write the report to FILE\n"
 	      "  -s             write the summed profile to gmon.sum\n"
+	      "  -l, --line     GNU mode: line-by-line profile (each source line a symbol, as gprof -l)\n"
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
@@ -85,20 +86,21 @@ int main(int argc, char **argv)
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "line", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	unsigned flags = 0;
 	const char *out = NULL;
-	struct read_opts o = { 1, NULL };
+	struct read_opts o = { 1, NULL, 0 };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
 	int cutoff_given = 0;
 	char *end;
 	opterr = 0;
 	int li;
-	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "pPqQbzso:hl", longopts, &li)) != -1) {
 		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
 		    c != '?') {
 			if (c < 256)
@@ -127,6 +129,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			sum = 1;
+			break;
+		case 'l': /* -l, --line: line-by-line profile (GNU mode) */
+			o.lines = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -224,6 +229,11 @@ int main(int argc, char **argv)
 		o.sum_path = NULL;
 		rc = nops > 1 ? read_gnu(&p, ops[0], ops + 1, nops - 1, &o) :
 				read_gnu(&p, ops[0], dflt, 1, &o);
+	} else if (o.lines) {
+		/* a spy profile's per-line ticks are in the Spy report (its highly active procedures) */
+		fputs("spinprof: -l: the line-by-line profile reads gcc -pg profiles (PROG gmon.out)\n",
+		      stderr);
+		rc = -1;
 	} else {
 		rc = nops > 0 ? read_spy(&p, ops, nops, &o) : read_spy(&p, dflt, 1, &o);
 	}

@@ -90,6 +90,7 @@ struct prof {
 	struct prof_off *func_off;
 	double *arc_off;
 	long granularity; /* bytes per histogram bin (GNU) */
+	int lines;        /* -l: the functions are source lines too (GNU), as gprof's line granularity */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;
