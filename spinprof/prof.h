@@ -19,6 +19,9 @@ struct prof_func {
 		     * sort key, as gprof sorts on mangled names */
 	char *file; /* source file or NULL */
 	uint32_t line;
+	char *src;          /* -A, -C (GNU): the source file as the debug information names it, or NULL */
+	uint32_t src_line;  /* its line of the function's first instruction */
+	uint32_t src_order; /* the symbol's place in the ELF symbol table (gprof lists files by it) */
 	uint64_t addr, end; /* [addr, end) */
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
 	uint64_t count;      /* add-one counter (spy) */

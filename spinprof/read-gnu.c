@@ -406,6 +406,11 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			p->items[k].is_func = s->is_func;
 			const char *file;
 			unsigned line;
+			if (o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
+				p->items[k].src = xstrdup(file);
+				p->items[k].src_line = line;
+			}
+			p->items[k].src_order = s->order;
 			if (s->is_static && symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;

@@ -219,6 +219,7 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			y->name = xstrdup(name);
 			y->is_static = c == 't';
 			y->is_func = GELF_ST_TYPE(s.st_info) == STT_FUNC;
+			y->order = (uint32_t)i;
 			GElf_Shdr ssh;
 			Elf_Scn *sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
 			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
@@ -358,6 +359,7 @@ int symtab_add_lines(struct symtab *t)
 		struct symtab_sym *y = &t->items[t->nr++];
 		memset(y, 0, sizeof(*y));
 		y->addr = a;
+		y->order = UINT32_MAX;
 		y->name = xstrdup(func);
 		y->is_static = is_static;
 		free(pfile);

@@ -9,6 +9,7 @@ struct symtab_sym {
 	uint64_t addr, end; /* file addresses, [addr, end) */
 	char *name;
 	unsigned is_static : 1, is_func : 1, in_code : 1; /* in_code: its section is executable */
+	uint32_t order; /* its index in the ELF symbol table (line symbols: after all of them) */
 };
 
 struct symtab {
