@@ -343,6 +343,7 @@ static void tree(struct out *u)
 struct line_w {
 	char *file;
 	unsigned line;
+	char *inl;   /* "NAME, inlined at FILE:LINE" when the code is an inlined function's, or NULL */
 	uint64_t pc; /* when the line is unknown */
 	double w;
 };
@@ -358,7 +359,9 @@ static int line_cmp(const void *a, const void *b)
 			return c;
 		if (x->line != y->line)
 			return x->line < y->line ? -1 : 1;
-		return 0;
+		if (!x->inl != !y->inl)
+			return x->inl ? 1 : -1;
+		return x->inl ? strcmp(x->inl, y->inl) : 0;
 	}
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
@@ -416,10 +419,20 @@ static void lines(struct out *u)
 			const char *file;
 			unsigned line;
 			GROW(lw, nl, al);
+			const char *iname, *ifile;
+			unsigned iline;
+			char *inl = NULL;
+			if (sp_inline(m, m->pcs[i].pc, &iname, &ifile, &iline) == 0) {
+				size_t n = strlen(iname) + strlen(base_name(ifile)) + 40;
+				inl = xmalloc(n);
+				snprintf(inl, n, "%s, inlined at %s:%u", iname, base_name(ifile), iline);
+			}
 			if (sp_src(m, m->pcs[i].pc, &file, &line) == 0)
-				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, 0, w };
-			else
-				lw[nl++] = (struct line_w){ NULL, 0, m->pcs[i].pc, w };
+				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, inl, 0, w };
+			else {
+				free(inl);
+				lw[nl++] = (struct line_w){ NULL, 0, NULL, m->pcs[i].pc, w };
+			}
 			i = j;
 		}
 		if (nl)
@@ -429,7 +442,10 @@ static void lines(struct out *u)
 			double w = 0;
 			for (; j < nl && line_cmp(&lw[i], &lw[j]) == 0; j++)
 				w += lw[j].w;
-			if (lw[i].file)
+			if (lw[i].file && lw[i].inl)
+				fprintf(f, "    (%s:%u in %s) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line,
+					lw[i].inl, w, pct(u, w));
+			else if (lw[i].file)
 				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line, w,
 					pct(u, w));
 			else {
@@ -441,8 +457,10 @@ static void lines(struct out *u)
 		}
 		if (pr->wait > 0)
 			fprintf(f, "    (waiting) = %.0f (%.1f%%).\n", pr->wait, pct(u, pr->wait));
-		for (size_t i = 0; i < nl; i++)
+		for (size_t i = 0; i < nl; i++) {
 			free(lw[i].file);
+			free(lw[i].inl);
+		}
 		free(lw);
 	}
 	free(hv);

@@ -117,6 +117,13 @@ int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line)
 	return s ? modsym_src(s, fa, file, line) : -1;
 }
 
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line)
+{
+	int i = module_of(m, addr);
+	struct modsym *s = i >= 0 ? names(m, i) : NULL;
+	return s ? modsym_inline(s, addr - m->p->spy.modules[i].base, name, file, line) : -1;
+}
+
 static const char *module_base_name(const struct gmon_module *md)
 {
 	const char *base = strrchr(md->path, '/');

@@ -97,6 +97,9 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle);
 void sp_model_release(struct sp_model *m);
 /* The file and line of a runtime address through its module's binary; 0 when known. */
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line);
+/* The innermost function inlined at runtime address addr (libdwfl, its module's debug information)
+ * and the file and line it was inlined at; 0 when addr is in inlined code. */
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line);
 /* Runtime address addr as "module+0xoffset" (module's base name, offset from its load base), or "?"
  * when it is in no module: never a run-specific absolute address. */
 void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n);

@@ -2,17 +2,20 @@
 # t231: time in modules spy did not instrument carries those modules' own names (spinprof/modsym.c,
 # elfutils' libdwfl), and no run-specific absolute address is printed. An instrumented program spends
 # its time in libc (memcpy over 4 MiB buffers, strlen over a 4 MiB string, qsort calling an instrumented
-# comparator) and in a stripped, uninstrumented libhot.so whose hot loop is a static function (named by
-# no symbol: only the exported hot_entry is in its .dynsym). Run with CPU sampling; `spinprof --dump`
+# comparator), in an instrumented loop whose work is an inlined function, and in a stripped,
+# uninstrumented libhot.so whose hot loop is a static function (named by no symbol: only the exported
+# hot_entry is in its .dynsym). Run with CPU sampling; `spinprof --dump`
 # gives each sample's PC and each module's load base. The references are independent of spinprof:
 # binutils' nm (libc's symbols, from libc6-dbg's separate debug file found by libc's build-id, and
-# libhot's .dynsym) and addr2line (libc's lines). Checked:
+# libhot's .dynsym) and addr2line (lines, and inlined functions with -f -i). Checked:
 #   - every sampled function of libc is a procedure named by one of the symbols at the function's start
 #     (the largest sized symbol at or below the PC) with exactly the ticks of the PCs it holds,
 #   - each of its (FILE:LINE) lines has the ticks of the PCs that addr2line puts on that line,
 #   - libc's memcpy and strlen (whatever variant the CPU chose) have ticks, no "[libc.so.6]" is left,
 #   - libhot's static loop is "[libhot.so]" with its PCs as libhot.so+0xOFFSET (offset from the load
 #     base, the dump's PC less the module's base) with their ticks,
+#   - churn's loop, all of it step() inlined, has lines "(FILE:LINE in step, inlined at FILE:LINE)"
+#     with the ticks of the PCs addr2line -f -i puts there (the same form checks libc's lines above),
 #   - the whole report (flat profile, call graph, Spy report at cutoff 0) holds no absolute address.
 # Without libc6-dbg (mk/deps.sh installs it) the libc checks skip.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -57,10 +60,25 @@ NOINL void sort(int n)
 	qsort(v, n, sizeof(int), cmp);
 	free(v);
 }
+static volatile unsigned long sink;
+static inline unsigned long step(unsigned long x)
+{
+	return x * 6364136223846793005ul + 1;
+}
+NOINL void churn(long n)
+{
+	unsigned long x = sink;
+	for (long i = 0; i < n; i++) {
+		x = step(x);
+		BARRIER();
+	}
+	sink = x;
+}
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100;
 	memset(a, 1, sizeof(a) - 1);
+	churn(n * 50000L);
 	copy(n);
 	length(n);
 	sort(n * 500);
@@ -71,7 +89,7 @@ EOS
 
 N=${SPY_LIBNAMES_N:-1500}
 P=$T/libs
-tap_plan 6
+tap_plan 7
 
 run_it() {
 	$CC -O2 -fPIC -shared -o "$T/libhot.so" "$T/hot.c" && strip --strip-all "$T/libhot.so" || return 1
@@ -114,8 +132,21 @@ proc_lines() {
 	awk -v p="$1" '/^Breakdown of highly active procedures/ { on = 1; next }
 		/^PC listing/ { on = 0 }
 		on && index($0, p " (") == 1 { in_p = 1; next }
-		on && in_p && /^    \(/ { print $1, $3; next }
+		on && in_p && /^    \(/ { w = $0; sub(/^    /, "", w); t = w; sub(/ = .*/, "", w)
+			sub(/.* = /, "", t); sub(/ .*/, "", t); printf "%s\t%.0f\n", w, t; next }
 		{ in_p = 0 }' "$P.txt" | sort
+}
+# where_of ELF: for each "OFFSET TICKS" read, addr2line's (FILE:LINE) of the offset in ELF, or, in
+# code inlined there, (FILE:LINE in FUNC, inlined at FILE:LINE); the ticks summed per place
+where_of() {
+	local off tk
+	while read -r off tk; do
+		addr2line -f -i -e "$1" "0x$off" | sed 's/ (discriminator [0-9]*)//' |
+			awk -v tk="$tk" 'function base(s) { sub(/.*\//, "", s); return s }
+				{ l[NR] = $0 }
+				END { if (NR >= 4) printf "(%s in %s, inlined at %s)\t%s\n", base(l[2]), l[1], base(l[4]), tk
+				      else printf "(%s)\t%s\n", base(l[2]), tk }'
+	done | awk -F '\t' '{ w[$1] += $2 } END { for (l in w) printf "%s\t%.0f\n", l, w[l] }' | sort
 }
 # the report's procedures and their self ticks: "NAME TICKS"
 procs() {
@@ -157,14 +188,12 @@ else
 			nm1=
 			for n in ${nms//,/ }; do grep -q "^$n " "$T/procs" && nm1=$n; done
 			[ -n "$nm1" ] || { echo "0x$s: not reported"; bad=1; continue; }
-			got=$(proc_lines "$nm1" | awk '{ printf "%s %.0f\n", $1, $2 }' | sort)
+			got=$(proc_lines "$nm1")
 			# the PCs of this function, their lines by addr2line, ticks summed per line
 			want=$(awk -v s="$s" "$HEX"'BEGIN { lo = hex(s) }
 					FILENAME == ARGV[1] { a = hex($1); if (a > lo && (nx == "" || a < nx)) nx = a; next }
 					{ o = hex($1); if (o >= lo && (nx == "" || o < nx)) print $1, $2 }' "$T/libc.syms" "$T/libc.pcs" |
-				while read -r off tk; do
-					printf '%s %s\n' "$(addr2line -e "$libc_debug" "0x$off" | sed 's/ .*//; s,.*/,,')" "$tk"
-				done | awk '{ w["(" $1 ")"] += $2 } END { for (l in w) printf "%s %.0f\n", l, w[l] }' | sort)
+				where_of "$libc_debug")
 			if [ "$got" != "$want" ]; then
 				echo "$nm1: the report has"; printf '%s\n' "$got"; echo "addr2line has"; printf '%s\n' "$want"
 				bad=1
@@ -184,11 +213,23 @@ fi
 hot() {
 	[ -n "$hot_mod" ] || { echo "no libhot.so module in the dump"; return 1; }
 	entry=$(nm -D --defined-only "$T/libhot.so" | awk '$3 == "hot_entry" { print $1 }')
-	want=$(pcs_of "$hot_mod" | awk -v e="$entry" "$HEX"'BEGIN { e = hex(e) } hex($1) < e { printf "(libhot.so+0x%s) %.0f\n", $1, $2 }' | sort)
-	got=$(proc_lines '[libhot.so]' | awk '{ printf "%s %.0f\n", $1, $2 }' | sort)
+	want=$(pcs_of "$hot_mod" | awk -v e="$entry" "$HEX"'BEGIN { e = hex(e) } hex($1) < e { printf "(libhot.so+0x%s)\t%.0f\n", $1, $2 }' | sort)
+	got=$(proc_lines '[libhot.so]')
 	echo "report:"; printf '%s\n' "$got"; echo "dump:"; printf '%s\n' "$want"
 	[ -n "$want" ] && [ "$got" = "$want" ]
 }
 check "libhot.so's unnamed loop is [libhot.so], its PCs as libhot.so+0xOFFSET with their ticks" hot
+main_mod=$(awk '$1 == "module" && / flags=main/' "$P.dump")
+inlined() {
+	local lo hi got want
+	read -r lo hi < <(nm -S "$P" | awk '$4 == "churn" { print $1, $2 }')
+	[ -n "$lo" ] || { echo "no churn in nm's symbols"; return 1; }
+	got=$(proc_lines churn)
+	want=$(pcs_of "$main_mod" | awk -v lo="$lo" -v n="$hi" "$HEX"'BEGIN { lo = hex(lo); hi = lo + hex(n) }
+		{ o = hex($1); if (o >= lo && o < hi) print }' | where_of "$P")
+	echo "report:"; printf '%s\n' "$got"; echo "addr2line -f -i:"; printf '%s\n' "$want"
+	[ -n "$want" ] && [ "$got" = "$want" ] && printf '%s\n' "$got" | grep -q ' in step, inlined at libs\.c:'
+}
+check "churn's lines name the inlined step and the line it was inlined at, as addr2line -f -i" inlined
 check "no absolute address anywhere in the report" eval '! grep -nE "0x[0-9a-f]{9,}" "$P.txt"'
 tap_done
