@@ -107,9 +107,8 @@ int main(int argc, char **argv)
 	struct read_opts o = { 1, NULL, 0, 0 };
 	int annotate = 0, no_annotate = 0, exec_count = 0; /* -A, -J, -C */
 	struct source_opts srco = { NULL, 0, 0, 0, 0 };
-	const char **src_dirs = xmalloc(sizeof(char *));
-	size_t nsrc_dirs = 1, src_dirs_alloc = 1;
-	src_dirs[0] = "."; /* gprof's search path starts with the current directory */
+	static const char *src_dirs[256]; /* -I's directories, in argv's strings */
+	size_t nsrc_dirs = 0;
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
 	int cutoff_given = 0;
@@ -170,7 +169,10 @@ int main(int argc, char **argv)
 			break;
 		case 'I': /* -I, --directory-path=DIRS: where -A looks for sources (':' between) */
 			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":")) {
-				GROW(src_dirs, nsrc_dirs, src_dirs_alloc);
+				if (nsrc_dirs == sizeof(src_dirs) / sizeof(src_dirs[0])) {
+					fputs("spinprof: -I: more than 256 directories\n", stderr);
+					return 2;
+				}
 				src_dirs[nsrc_dirs++] = d;
 			}
 			break;
@@ -335,7 +337,6 @@ int main(int argc, char **argv)
 		}
 	}
 	prof_release(&p);
-	free(src_dirs);
 	return finish_output(f, out, rc);
 }
 

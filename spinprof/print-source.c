@@ -57,33 +57,27 @@ static struct src_file *files_of(const struct prof *p, size_t *n)
 	return v;
 }
 
-/* Open the source as gprof does: its name, else along the search path (its name, then its base
- * name when the name is relative). */
+static FILE *open_in(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *path = xmalloc(n);
+	snprintf(path, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	FILE *in = fopen(path, "rb");
+	free(path);
+	return in;
+}
+
+/* Open the source as gprof does: its name, else along -I's directories a relative name as it is, then
+ * any name's base name (gprof does not look for an absolute name's base name in the current
+ * directory: nor does this). */
 static FILE *open_source(const char *name, const char *const *dirs, size_t ndirs)
 {
 	FILE *in = fopen(name, "rb");
-	if (in || name[0] == '/')
-		goto out;
-	for (size_t d = 0; d < ndirs && !in; d++) {
-		size_t n = strlen(dirs[d]) + strlen(name) + 2;
-		char *path = xmalloc(n);
-		snprintf(path, n, "%s%s%s", dirs[d],
-			 dirs[d][0] && dirs[d][strlen(dirs[d]) - 1] == '/' ? "" : "/", name);
-		in = fopen(path, "rb");
-		free(path);
-	}
-out:
-	if (!in) {
-		/* an absolute name that is not there: its base name along the search path */
-		const char *base = strrchr(name, '/');
-		for (size_t d = 0; base && d < ndirs && !in; d++) {
-			size_t n = strlen(dirs[d]) + strlen(base) + 2;
-			char *path = xmalloc(n);
-			snprintf(path, n, "%s%s", dirs[d],
-				 dirs[d][0] && dirs[d][strlen(dirs[d]) - 1] == '/' ? base + 1 : base);
-			in = fopen(path, "rb");
-			free(path);
-		}
+	const char *base = strrchr(name, '/');
+	for (int pass = name[0] == '/'; !in && pass < 2; pass++) {
+		const char *want = pass ? (base ? base + 1 : NULL) : name;
+		for (size_t d = 0; want && !in && d < ndirs; d++)
+			in = open_in(dirs[d], want);
 	}
 	return in;
 }

@@ -411,7 +411,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 				p->items[k].src_line = line;
 			}
 			p->items[k].src_order = s->order;
-			if (s->is_static && symtab_src(&t, s->addr, &file, &line) == 0) {
+			/* a static function's file, for the index; -l's names have it already */
+			if (s->is_static && !o->lines && symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;
 			}

@@ -84,8 +84,12 @@ check "tie: spinprof -C -b --no-demangle = gprof -C -b --no-demangle" same "$T/t
 # the tests mean something: gprof marked lines, with the counts the samples are built for
 marks() {
 	same "$T/calls" -A -b >/dev/null
-	grep -E '^ +(60|30|10|#####) -> ' "$T/calls/g.txt"
-	[ "$(grep -cE '^ +(60|30|10|#####) -> ' "$T/calls/g.txt")" -eq 4 ] && grep -q '^Top 10 Lines:' "$T/calls/g.txt"
+	# the line after each definition (its "{", where the function's code starts) has the mark
+	awk 'want != "" { print; if ($1 != want || $2 != "->") bad = 1; want = ""; n++ }
+		/^ +void c\(void\)$/ { want = 60 } /^ +NOINL void c\(void\)$/ { want = 60 }
+		/^ +NOINL void b\(void\)$/ { want = 30 } /^ +NOINL void a\(void\)$/ { want = 10 }
+		/^ +int main\(void\)$/ { want = "#####" }
+		END { exit bad || n != 4 }' "$T/calls/g.txt" && grep -q '^Top 10 Lines:' "$T/calls/g.txt"
 }
 check "calls: gprof -A marks c, b, a and main's lines 60, 30, 10, #####" marks
 
