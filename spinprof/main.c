@@ -8,6 +8,7 @@
 
 #include "out-dump.h"
 #include "out.h"
+#include "print-lines.h"
 #include "print-source.h"
 #include "read.h"
 #include "samples.h"
@@ -280,11 +281,6 @@ int main(int argc, char **argv)
 		o.sum_path = NULL;
 		rc = nops > 1 ? read_gnu(&p, ops[0], ops + 1, nops - 1, &o) :
 				read_gnu(&p, ops[0], dflt, 1, &o);
-	} else if (o.lines) {
-		/* a spy profile's per-line ticks are in the Spy report (its highly active procedures) */
-		fputs("spinprof: -l: the line-by-line profile reads gcc -pg profiles (PROG gmon.out)\n",
-		      stderr);
-		rc = -1;
 	} else {
 		rc = nops > 0 ? read_spy(&p, ops, nops, &o) : read_spy(&p, dflt, 1, &o);
 	}
@@ -309,6 +305,9 @@ int main(int argc, char **argv)
 	if (format) {
 		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };
 		rc = format->write(f, &p, &oo);
+	} else if (o.lines && p.kind == PROF_SPY) {
+		/* -l: the samples' lines (the call graph stays the functions') */
+		rc = print_spy_lines(f, &p, o.demangle, so.what);
 	} else if (so.sections) {
 		/* the Spy report alone */
 		if (p.kind != PROF_SPY) {
