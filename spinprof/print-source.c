@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "print-source.h"
 
@@ -57,12 +58,23 @@ static struct src_file *files_of(const struct prof *p, size_t *n)
 	return v;
 }
 
+/* A regular file only: a source named by the debug information might be a FIFO or a device. */
+static FILE *open_regular(const char *path)
+{
+	char err[128];
+	int fd = gmon_open_regular(path, err, sizeof(err));
+	FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (fd >= 0 && !in)
+		close(fd);
+	return in;
+}
+
 static FILE *open_in(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
 	char *path = xmalloc(n);
 	snprintf(path, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-	FILE *in = fopen(path, "rb");
+	FILE *in = open_regular(path);
 	free(path);
 	return in;
 }
@@ -72,7 +84,7 @@ static FILE *open_in(const char *dir, const char *name)
  * directory: nor does this). */
 static FILE *open_source(const char *name, const char *const *dirs, size_t ndirs)
 {
-	FILE *in = fopen(name, "rb");
+	FILE *in = open_regular(name);
 	const char *base = strrchr(name, '/');
 	for (int pass = name[0] == '/'; !in && pass < 2; pass++) {
 		const char *want = pass ? (base ? base + 1 : NULL) : name;
