@@ -10,6 +10,8 @@
 #include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
+#include "print-lines.h"
+#include "print-source.h"
 #include "read.h"
 #include "samples.h"
 #include "symtab.h"
@@ -18,7 +20,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
+	fputs("usage: spinprof [-pPqQbzslACJxyh] [-I DIRS] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
 	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
@@ -36,6 +38,11 @@ static void help(void)
 	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
 	      "  -o FILE        write the report to FILE\n"
 	      "  -s             write the summed profile to gmon.sum\n"
+	      "  -l, --line     GNU mode: line-by-line profile (each source line a symbol, as gprof -l)\n"
+	      "  -A             GNU mode: annotated source (--annotated-source; -J, --no-annotated-source)\n"
+	      "  -C             GNU mode: execution counts (--exec-count)\n"
+	      "  -I DIRS        where -A looks for sources, ':' between (--directory-path=DIRS)\n"
+	      "  -y             -A into FILE-ann files (--separate-files); -x, --all-lines\n"
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads; with --format=folded, svg,\n"
 	      "                 icicle or html: each thread as the root frame of its stacks\n"
@@ -153,6 +160,13 @@ int main(int argc, char **argv)
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "line", no_argument, NULL, 'l' },
+		{ "annotated-source", optional_argument, NULL, 'A' },
+		{ "no-annotated-source", no_argument, NULL, 'J' },
+		{ "exec-count", optional_argument, NULL, 'C' },
+		{ "all-lines", no_argument, NULL, 'x' },
+		{ "directory-path", required_argument, NULL, 'I' },
+		{ "separate-files", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, diff = 0, c;
@@ -160,14 +174,18 @@ int main(int argc, char **argv)
 	char not_diff[32] = "";   /* the last option --diff does not take */
 	unsigned flags = 0;
 	const char *out = NULL;
-	struct read_opts o = { 1, NULL };
+	struct read_opts o = { 1, NULL, 0, 0 };
+	int annotate = 0, no_annotate = 0, exec_count = 0; /* -A, -J, -C */
+	struct source_opts srco = { NULL, 0, 0, 0, 0 };
+	static const char *src_dirs[256]; /* -I's directories, in argv's strings */
+	size_t nsrc_dirs = 0;
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
 	int cutoff_given = 0;
 	char *end;
 	opterr = 0;
 	int li;
-	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "pPqQbzso:hlA::JC::xI:y", longopts, &li)) != -1) {
 		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
 		    c != OPT_DIFF && c != '?') {
 			if (c < 256)
@@ -200,6 +218,37 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			sum = 1;
+			break;
+		case 'l': /* -l, --line: line-by-line profile (GNU mode) */
+			o.lines = 1;
+			break;
+		case 'A': /* -A, --annotated-source: gprof's annotated source (GNU mode) */
+		case 'C': /* -C, --exec-count: gprof's execution counts (GNU mode) */
+			if (optarg) {
+				fprintf(stderr, "spinprof: -%c%s: symspecs are not supported with -%c\n", c,
+					optarg, c);
+				return 2;
+			}
+			*(c == 'A' ? &annotate : &exec_count) = 1;
+			break;
+		case 'J': /* -J, --no-annotated-source */
+			annotate = 0;
+			no_annotate = 1;
+			break;
+		case 'x': /* -x, --all-lines: with -A */
+			srco.all_lines = 1;
+			break;
+		case 'y': /* -y, --separate-files: -A into FILE-ann */
+			srco.separate = 1;
+			break;
+		case 'I': /* -I, --directory-path=DIRS: where -A looks for sources (':' between) */
+			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":")) {
+				if (nsrc_dirs == sizeof(src_dirs) / sizeof(src_dirs[0])) {
+					fputs("spinprof: -I: more than 256 directories\n", stderr);
+					return 2;
+				}
+				src_dirs[nsrc_dirs++] = d;
+			}
 			break;
 		case 'o':
 			out = optarg;
@@ -259,6 +308,14 @@ int main(int argc, char **argv)
 		}
 	}
 	int show_flat = 1, show_graph = 1;
+	if (no_annotate)
+		annotate = 0;
+	if ((annotate || exec_count) && !only_flat && !only_graph)
+		show_flat = show_graph = 0; /* as gprof: the outputs asked for, only */
+	o.sources = annotate || exec_count;
+	srco.dirs = src_dirs;
+	srco.ndirs = nsrc_dirs;
+	srco.zeros = (flags & PRINT_ZEROS) != 0;
 	if (only_flat || only_graph) {
 		show_flat = only_flat;
 		show_graph = only_graph;
@@ -333,6 +390,9 @@ int main(int argc, char **argv)
 		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
 				       cutoff_given, flags,      (so.sections & SPY_THREADS) != 0 };
 		rc = format->write(f, &p, &oo);
+	} else if (o.lines && p.kind == PROF_SPY) {
+		/* -l: the samples' lines (the call graph stays the functions') */
+		rc = print_spy_lines(f, &p, o.demangle, so.what);
 	} else if (so.sections) {
 		/* the Spy report alone */
 		if (p.kind != PROF_SPY) {
@@ -343,7 +403,7 @@ int main(int argc, char **argv)
 			rc = print_spy(f, &p, &so);
 		}
 	} else {
-		if (p.kind == PROF_SPY && !only_flat && !only_graph)
+		if (p.kind == PROF_SPY && !only_flat && !only_graph && (show_flat || show_graph))
 			print_header(f, &p);
 		if (show_flat)
 			print_flat(f, &p, flags, &first);
@@ -351,7 +411,11 @@ int main(int argc, char **argv)
 			print_graph(f, &p, flags, &first);
 			print_index(f, &p, flags);
 		}
-		if (!only_flat && !only_graph && sp_has_samples(&p)) {
+		if (exec_count)
+			print_exec_counts(f, &p, (flags & PRINT_ZEROS) != 0, &first);
+		if (annotate)
+			print_source(f, &p, &srco, &first);
+		if (!only_flat && !only_graph && !annotate && !exec_count && sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}

@@ -233,9 +233,11 @@ static void site_text(struct sp_model *m, const struct sp_edge *e, char *buf, si
 		snprintf(buf, n, "(%s:%u)", base_name(file), line);
 	else if (e->site && to->file) /* the binary is gone: where the callee is defined */
 		snprintf(buf, n, "(%s:%u)", base_name(to->file), to->line);
-	else if (e->site)
-		snprintf(buf, n, "(0x%llx)", (unsigned long long)e->site);
-	else
+	else if (e->site) {
+		char at[300];
+		sp_addr_text(m, e->site, at, sizeof(at));
+		snprintf(buf, n, "(%s)", at);
+	} else
 		snprintf(buf, n, "(?)");
 }
 
@@ -350,6 +352,7 @@ static void tree(struct out *u)
 struct line_w {
 	char *file;
 	unsigned line;
+	char *inl;   /* "NAME, inlined at FILE:LINE" when the code is an inlined function's, or NULL */
 	uint64_t pc; /* when the line is unknown */
 	double w;
 };
@@ -365,7 +368,9 @@ static int line_cmp(const void *a, const void *b)
 			return c;
 		if (x->line != y->line)
 			return x->line < y->line ? -1 : 1;
-		return 0;
+		if (!x->inl != !y->inl)
+			return x->inl ? 1 : -1;
+		return x->inl ? strcmp(x->inl, y->inl) : 0;
 	}
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
@@ -423,10 +428,20 @@ static void lines(struct out *u)
 			const char *file;
 			unsigned line;
 			GROW(lw, nl, al);
+			const char *iname, *ifile;
+			unsigned iline;
+			char *inl = NULL;
+			if (sp_inline(m, m->pcs[i].pc, &iname, &ifile, &iline) == 0) {
+				size_t n = strlen(iname) + strlen(base_name(ifile)) + 40;
+				inl = xmalloc(n);
+				snprintf(inl, n, "%s, inlined at %s:%u", iname, base_name(ifile), iline);
+			}
 			if (sp_src(m, m->pcs[i].pc, &file, &line) == 0)
-				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, 0, w };
-			else
-				lw[nl++] = (struct line_w){ NULL, 0, m->pcs[i].pc, w };
+				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, inl, 0, w };
+			else {
+				free(inl);
+				lw[nl++] = (struct line_w){ NULL, 0, NULL, m->pcs[i].pc, w };
+			}
 			i = j;
 		}
 		if (nl)
@@ -436,18 +451,25 @@ static void lines(struct out *u)
 			double w = 0;
 			for (; j < nl && line_cmp(&lw[i], &lw[j]) == 0; j++)
 				w += lw[j].w;
-			if (lw[i].file)
+			if (lw[i].file && lw[i].inl)
+				fprintf(f, "    (%s:%u in %s) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line,
+					lw[i].inl, w, pct(u, w));
+			else if (lw[i].file)
 				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line, w,
 					pct(u, w));
-			else
-				fprintf(f, "    (0x%llx) = %.0f (%.1f%%).\n", (unsigned long long)lw[i].pc, w,
-					pct(u, w));
+			else {
+				char at[300];
+				sp_addr_text(m, lw[i].pc, at, sizeof(at));
+				fprintf(f, "    (%s) = %.0f (%.1f%%).\n", at, w, pct(u, w));
+			}
 			i = j;
 		}
 		if (pr->wait > 0)
 			fprintf(f, "    (waiting) = %.0f (%.1f%%).\n", pr->wait, pct(u, pr->wait));
-		for (size_t i = 0; i < nl; i++)
+		for (size_t i = 0; i < nl; i++) {
 			free(lw[i].file);
+			free(lw[i].inl);
+		}
 		free(lw);
 	}
 	free(hv);

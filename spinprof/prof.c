@@ -80,6 +80,7 @@ void prof_release(struct prof *p)
 		free(p->items[i].name);
 		free(p->items[i].key);
 		free(p->items[i].file);
+		free(p->items[i].src);
 	}
 	free(p->items);
 	free(p->arcs);

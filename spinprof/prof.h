@@ -19,6 +19,9 @@ struct prof_func {
 		     * sort key, as gprof sorts on mangled names */
 	char *file; /* source file or NULL */
 	uint32_t line;
+	char *src;          /* -A, -C (GNU): the source file as the debug information names it, or NULL */
+	uint32_t src_line;  /* its line of the function's first instruction */
+	uint32_t src_order; /* the symbol's place in the ELF symbol table (gprof lists files by it) */
 	uint64_t addr, end; /* [addr, end) */
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
 	uint64_t count;      /* add-one counter (spy) */
@@ -90,6 +93,7 @@ struct prof {
 	struct prof_off *func_off;
 	double *arc_off;
 	long granularity; /* bytes per histogram bin (GNU) */
+	int lines;        /* -l: the functions are source lines too (GNU), as gprof's line granularity */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;

@@ -593,6 +593,12 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[dst++] = p->items[i];
 	}
 	p->nr = p->nsyms = dst;
+	for (size_t i = 0; o->sources && i < p->nr; i++)
+		if (p->items[i].file) { /* -A, -C: the plugin's file and line of each definition */
+			p->items[i].src = xstrdup(p->items[i].file);
+			p->items[i].src_line = p->items[i].line;
+			p->items[i].src_order = (uint32_t)i;
+		}
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	struct addr_hash h = { 0 };

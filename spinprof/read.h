@@ -8,6 +8,8 @@
 struct read_opts {
 	int demangle;
 	const char *sum_path; /* -s: write the summed profile here, or NULL */
+	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
+	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
 };
 
 /* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modsym.h"
 #include "samples.h"
 
 #define SP_NONE UINT32_MAX
@@ -91,11 +92,53 @@ static struct symtab *binary(struct sp_model *m, int i)
 	return b->state == 1 ? &b->t : NULL;
 }
 
+/* libdwfl's view of module i's binary, under the same conditions. */
+static struct modsym *names(struct sp_model *m, int i)
+{
+	const struct gmon_module *md = &m->p->spy.modules[i];
+	struct sp_bin *b = &m->bins[i];
+	if (b->ms_state == 0) {
+		b->ms = modsym_open(md->path, md->build_id, md->build_id_len);
+		b->ms_state = b->ms ? 1 : -1;
+	}
+	return b->ms;
+}
+
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line)
 {
 	int i = module_of(m, addr);
-	struct symtab *t = i >= 0 ? binary(m, i) : NULL;
-	return t ? symtab_src(t, addr - m->p->spy.modules[i].base, file, line) : -1;
+	if (i < 0)
+		return -1;
+	uint64_t fa = addr - m->p->spy.modules[i].base;
+	struct symtab *t = binary(m, i);
+	if (t && symtab_src(t, fa, file, line) == 0)
+		return 0;
+	struct modsym *s = names(m, i);
+	return s ? modsym_src(s, fa, file, line) : -1;
+}
+
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line)
+{
+	int i = module_of(m, addr);
+	struct modsym *s = i >= 0 ? names(m, i) : NULL;
+	return s ? modsym_inline(s, addr - m->p->spy.modules[i].base, name, file, line) : -1;
+}
+
+static const char *module_base_name(const struct gmon_module *md)
+{
+	const char *base = strrchr(md->path, '/');
+	base = base ? base + 1 : md->path;
+	return base[0] ? base : "?";
+}
+
+void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n)
+{
+	int i = module_of(m, addr);
+	if (i < 0)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%s+0x%llx", module_base_name(&m->p->spy.modules[i]),
+			 (unsigned long long)(addr - m->p->spy.modules[i].base));
 }
 
 /* The procedure of the profile's function k. */
@@ -111,7 +154,22 @@ static uint32_t proc_of_item(struct sp_model *m, uint32_t k)
 	return i;
 }
 
-/* The procedure holding address a: the binary's symbols, else the profile's functions of its
+/* The procedure of the function at runtime address key, called sym in module mi's symbols. */
+static uint32_t proc_at(struct sp_model *m, uint64_t key, const char *sym, int mi)
+{
+	uint32_t i = proc_find(m, key);
+	if (i != SP_NONE)
+		return i;
+	uint32_t k = prof_floor(m->p, key);
+	if (k != SP_NONE && m->p->items[k].addr == key)
+		return proc_of_item(m, k);
+	char *dm = m->demangle ? symtab_demangle(sym) : NULL;
+	i = proc_add(m, key, dm ? dm : sym, SP_FUNC, mi);
+	free(dm);
+	return i;
+}
+
+/* The procedure holding address a: the binary's symbols, else libdwfl's names, else the profile's functions of its
  * module, else the module itself, else <unknown>. */
 static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 {
@@ -133,31 +191,24 @@ static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 			else
 				hi = mid;
 		}
-		if (lo > 0 && fa < t->items[lo - 1].end) {
-			uint64_t key = t->items[lo - 1].addr + md->base;
-			uint32_t i = proc_find(m, key);
-			if (i != SP_NONE)
-				return i;
-			uint32_t k = prof_floor(p, key);
-			if (k != SP_NONE && p->items[k].addr == key)
-				return proc_of_item(m, k);
-			char *dm = m->demangle ? symtab_demangle(t->items[lo - 1].name) : NULL;
-			i = proc_add(m, key, dm ? dm : t->items[lo - 1].name, SP_FUNC, mi);
-			free(dm);
-			return i;
-		}
+		if (lo > 0 && fa < t->items[lo - 1].end)
+			return proc_at(m, t->items[lo - 1].addr + md->base, t->items[lo - 1].name, mi);
 	} else {
 		uint32_t k = prof_floor(p, a);
 		if (k != SP_NONE && p->items[k].addr >= md->text_lo)
 			return proc_of_item(m, k);
 	}
+	/* libc and the like: .dynsym, or the symbols of a separate debug file */
+	struct modsym *s = names(m, mi);
+	uint64_t start;
+	const char *nm = s ? modsym_func(s, a - md->base, &start) : NULL;
+	if (nm)
+		return proc_at(m, start + md->base, nm, mi);
 	uint32_t i = proc_find(m, KEY_MODULE + (uint64_t)mi);
 	if (i != SP_NONE)
 		return i;
-	const char *base = strrchr(md->path, '/');
-	base = base ? base + 1 : md->path;
 	char name[256];
-	snprintf(name, sizeof(name), "[%s]", base[0] ? base : "?");
+	snprintf(name, sizeof(name), "[%s]", module_base_name(md));
 	return proc_add(m, KEY_MODULE + (uint64_t)mi, name, SP_MODULE, mi);
 }
 
@@ -722,8 +773,10 @@ void sp_model_release(struct sp_model *m)
 	free(m->threads);
 	free(m->module_w);
 	if (m->bins)
-		for (uint32_t i = 0; i < m->p->spy.nmodules; i++)
+		for (uint32_t i = 0; i < m->p->spy.nmodules; i++) {
 			symtab_release(&m->bins[i].t);
+			modsym_close(m->bins[i].ms);
+		}
 	free(m->bins);
 	free(m->hkeys);
 	free(m->hvals);

@@ -65,9 +65,12 @@ struct sp_path {
 	size_t at;
 };
 
+struct modsym;
 struct sp_bin {
 	struct symtab t;
-	int state; /* 0 not tried, 1 usable, -1 missing or not the run's */
+	int state;         /* 0 not tried, 1 usable, -1 missing or not the run's */
+	struct modsym *ms; /* libdwfl's names (modsym.c), for what t leaves unnamed */
+	int ms_state;      /* as state */
 };
 
 struct sp_model {
@@ -126,6 +129,12 @@ struct sp_frame {
  * GMON_STACK_RUNTIME), then the shadow stack's functions, as sp_model_build charges them. For the
  * writers that lay the stacks out themselves (out-pprof.c, out-chrome.c). */
 size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr);
+/* The innermost function inlined at runtime address addr (libdwfl, its module's debug information)
+ * and the file and line it was inlined at; 0 when addr is in inlined code. */
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line);
+/* Runtime address addr as "module+0xoffset" (module's base name, offset from its load base), or "?"
+ * when it is in no module: never a run-specific absolute address. */
+void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n);
 /* 1 when p has samples to report. */
 int sp_has_samples(const struct prof *p);
 
