@@ -123,7 +123,7 @@ errors() {
 }
 check "one run, three runs, a report option, --format, --dump, a missing file: one line, status 2" errors
 
-helps() { "$SPINPROF" --help | grep -q -- '--diff OLD NEW' && "$SPINPROF" -x 2>&1 | grep -q -- '--diff'; }
+helps() { "$SPINPROF" --help | grep -q -- '--diff OLD NEW' && "$SPINPROF" --no-such-option 2>&1 | grep -q -- '--diff'; }
 check "--help and the usage line name --diff" helps
 
 tap_done
