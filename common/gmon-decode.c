@@ -322,6 +322,34 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		}
 		c->off += 24;
 	}
+	if (c->minor < 3)
+		return;
+	/* revision 3: each function time's stopwatch (outermost calls), at least 44 bytes */
+	if (!c->bad && t->nfstats > rest(c) / 44)
+		cur_fail(c, "%" PRIu64 " stopwatches cannot fit in the %" PRIu64 " bytes left", t->nfstats,
+			 rest(c));
+	for (uint64_t i = 0; t->fstats && i < t->nfstats && need(c, 44, "stopwatch"); i++) {
+		struct gmon_fstat *f = &t->fstats[i];
+		const uint8_t *q = c->p + c->off;
+		uint32_t nh = ld32(q + 40);
+
+		f->outer = ld64(q);
+		f->outer_sum = ld64(q + 8);
+		f->outer_sq[0] = ld64(q + 16);
+		f->outer_sq[1] = ld64(q + 24);
+		f->outer_min = ld64(q + 32);
+		c->off += 44;
+		if (nh > GMON_HIST_BUCKETS) {
+			cur_fail(c, "stopwatch histogram of %" PRIu32 " buckets (at most %d)", nh,
+				 GMON_HIST_BUCKETS);
+			break;
+		}
+		if (!need(c, 8 * (size_t)nh, "stopwatch histogram"))
+			break;
+		for (uint32_t j = 0; j < nh; j++)
+			f->outer_hist[j] = ld64(c->p + c->off + 8 * j);
+		c->off += 8 * (size_t)nh;
+	}
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

@@ -166,7 +166,7 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
-	static const char *const tflags[] = { "main", "exited", "offcpu", NULL };
+	static const char *const tflags[] = { "main", "exited", "offcpu", "stopwatch", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
@@ -256,6 +256,16 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
 				if (s->hist[k]) {
 					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->hist[k]);
+					first = 0;
+				}
+			/* revision 3: the stopwatch of the outermost calls (0 without it) */
+			fprintf(f,
+				" outer=%" PRIu64 " outer_sum=%" PRIu64 " outer_sq_hi=%" PRIu64
+				" outer_sq_lo=%" PRIu64 " outer_min=%" PRIu64 " outer_hist=",
+				s->outer, s->outer_sum, s->outer_sq[1], s->outer_sq[0], s->outer_min);
+			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
+				if (s->outer_hist[k]) {
+					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->outer_hist[k]);
 					first = 0;
 				}
 			fputc('\n', f);

@@ -227,6 +227,22 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 		put_u64(b, o->self);
 		put_u64(b, o->self_pre);
 	}
+	/* revision 3: the stopwatch of each function time's outermost calls, in their order */
+	for (uint64_t i = 0; i < t->nfstats; i++) {
+		const struct gmon_fstat *f = &t->fstats[i];
+		uint32_t nh = GMON_HIST_BUCKETS;
+
+		while (nh && !f->outer_hist[nh - 1])
+			nh--;
+		put_u64(b, f->outer);
+		put_u64(b, f->outer_sum);
+		put_u64(b, f->outer_sq[0]);
+		put_u64(b, f->outer_sq[1]);
+		put_u64(b, f->outer_min);
+		put_u32(b, nh);
+		for (uint32_t j = 0; j < nh; j++)
+			put_u64(b, f->outer_hist[j]);
+	}
 }
 
 static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)

@@ -14,7 +14,8 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 2u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time */
+/* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: stopwatch (outermost calls' distribution) */
+#define GMON_SPY_MINOR 3u
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -79,6 +80,8 @@ enum gmon_thread_flags {
 	GMON_THREAD_EXITED = 1u << 1, /* ended before the file was written */
 	/* revision 2: off-CPU time measured: its arcs' and functions' incl and self are CPU time */
 	GMON_THREAD_OFFCPU = 1u << 2,
+	/* revision 3: its function times have the stopwatch of their outermost calls */
+	GMON_THREAD_STOPWATCH = 1u << 3,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
@@ -159,11 +162,17 @@ struct gmon_arcoff {
 };
 
 /* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
- * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles. */
+ * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles.
+ * Revision 3 (GMON_THREAD_STOPWATCH), the stopwatch of its outermost calls (SystemTap's): their
+ * number, the sum and sum of squares (128 bits: lo, hi) of their wall cycles, the shortest, and
+ * their histogram; the longest is max (an outermost call lasts as long as any it holds). */
 struct gmon_fstat {
 	uint64_t addr;
 	uint64_t calls, incl, self, min, max;
 	uint64_t hist[GMON_HIST_BUCKETS];
+	uint64_t outer, outer_sum, outer_min;
+	uint64_t outer_sq[2];
+	uint64_t outer_hist[GMON_HIST_BUCKETS];
 };
 
 struct gmon_count {

@@ -83,7 +83,7 @@ void spy_arcs_reset(struct spy_arcs *a)
 		if (a->nfstat > 1)
 			memset(a->fhead, 0, sizeof(uint32_t) << SPY_FHASH_BITS);
 		memset(&a->fstat[0], 0, sizeof(a->fstat[0]));
-		a->fstat[0].min = UINT64_MAX;
+		a->fstat[0].min = a->fstat[0].min_inner = UINT64_MAX;
 		a->nfstat = 1;
 		/* a count still pending belongs to the tables just emptied */
 		a->hist_pending = &a->fstat[0].hist[0];
@@ -125,7 +125,7 @@ uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr)
 	f = &a->fstat[i];
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
-	f->min = UINT64_MAX;
+	f->min = f->min_inner = UINT64_MAX;
 	f->next = a->fhead[h];
 	publish(a->nfstat, i + 1);
 	publish(a->fhead[h], i);

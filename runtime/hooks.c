@@ -55,16 +55,24 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 		uint32_t b = 63 - (uint32_t)__builtin_clzll(incl | 1);
 
 		a->self += incl > children ? incl - children : 0;
-		/* recursion: only the outermost activation adds inclusive time, else fib's
-		 * inclusive time would be counted once per active frame */
-		if (--s->depth == 0)
-			a->incl += incl;
-		if (unlikely(incl < s->min))
-			s->min = incl;
-		if (unlikely(incl > s->max))
-			s->max = incl;
 		if (b >= SPY_HIST_BUCKETS)
 			b = SPY_HIST_BUCKETS - 1;
+		/* recursion: only the outermost activation adds inclusive time, else fib's
+		 * inclusive time would be counted once per active frame; the stopwatch is of the
+		 * outermost calls too, so the calls inside them keep their own minimum and histogram,
+		 * on a branch taken only by recursion */
+		if (likely(--s->depth == 0)) {
+			a->incl += incl;
+			s->sq += (unsigned __int128)incl * incl;
+			if (unlikely(incl < s->min))
+				s->min = incl;
+		} else {
+			if (incl < s->min_inner)
+				s->min_inner = incl;
+			s->hist_inner[b]++;
+		}
+		if (unlikely(incl > s->max))
+			s->max = incl;
 		f[-1].children += incl; /* at depth 0, the sentinel's */
 		/*
 		 * The bucket's count is added at the next pop, and this one adds the previous call's: a

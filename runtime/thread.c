@@ -265,6 +265,7 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 					g->calls += e->count;
 					g->incl += incl;
 					g->self += self;
+					g->outer_sum += e->incl; /* wall cycles, as the stopwatch's */
 				}
 			}
 		}
@@ -279,10 +280,21 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			if (!g->calls && !g->self && !g->incl)
 				continue;
 			g->addr = f->addr;
-			g->min = f->min == UINT64_MAX ? 0 : f->min;
+			g->min = f->min < f->min_inner ? f->min : f->min_inner;
+			g->min = g->min == UINT64_MAX ? 0 : g->min;
 			g->max = f->max;
-			for (int k = 0; k < SPY_HIST_BUCKETS; k++)
-				g->hist[k] = f->hist[k] + (&f->hist[k] == pending);
+			g->outer_min = f->min == UINT64_MAX ? 0 : f->min;
+			g->outer_sq[0] = (uint64_t)f->sq;
+			g->outer_sq[1] = (uint64_t)(f->sq >> 64);
+			/* the outermost calls' histogram: every call's less the inner ones' (the owner
+			 * may be running: never below 0) */
+			for (int k = 0; k < SPY_HIST_BUCKETS; k++) {
+				uint64_t all = f->hist[k] + (&f->hist[k] == pending), in = f->hist_inner[k];
+
+				g->hist[k] = all;
+				g->outer_hist[k] = all > in ? all - in : 0;
+				g->outer += g->outer_hist[k];
+			}
 			d->fstats[d->nfstats++] = *g;
 		}
 	}

@@ -169,6 +169,14 @@ static void merge_thread(struct gmon_thread *t)
 			d->max = s->max > d->max ? s->max : d->max;
 			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
 				d->hist[k] += s->hist[k];
+			if (s->outer && (!d->outer || s->outer_min < d->outer_min))
+				d->outer_min = s->outer_min;
+			d->outer += s->outer;
+			d->outer_sum += s->outer_sum;
+			d->outer_sq[1] += s->outer_sq[1] + (d->outer_sq[0] + s->outer_sq[0] < d->outer_sq[0]);
+			d->outer_sq[0] += s->outer_sq[0];
+			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
+				d->outer_hist[k] += s->outer_hist[k];
 		} else {
 			t->fstats[o++] = *s;
 		}
@@ -232,6 +240,8 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 	g->dropped_frames += t->dropped_frames;
 	g->abandoned += t->abandoned;
 	g->unmatched += t->unmatched;
+	if (spy_written_mode() == SPY_MODE_TIME)
+		g->flags |= GMON_THREAD_STOPWATCH;
 	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
 		g->flags |= GMON_THREAD_OFFCPU;
 		g->off_blocked += t->off.blocked;

@@ -17,6 +17,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
+	      "                [--stopwatch[=FUNC,...]]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
@@ -36,6 +37,8 @@ static void help(void)
 	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
 	      "  --threads      only the Spy report's header and threads\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
+	      "  --stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
+	      "                 log2 histogram of each function's outermost calls (mode time)\n"
 	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
 	      stdout);
 	for (const struct out_format *fm = out_formats; fm->name; fm++)
@@ -72,7 +75,8 @@ int main(int argc, char **argv)
 		OPT_THREADS,
 		OPT_CUTOFF,
 		OPT_DUMP,
-		OPT_FORMAT
+		OPT_FORMAT,
+		OPT_STOPWATCH
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
 		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "stopwatch", optional_argument, NULL, OPT_STOPWATCH },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
@@ -94,7 +99,8 @@ int main(int argc, char **argv)
 	struct read_opts o = { 1, NULL };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
-	int cutoff_given = 0;
+	int cutoff_given = 0, stopwatch = 0;
+	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
 	char *end;
 	opterr = 0;
 	int li;
@@ -171,6 +177,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_STOPWATCH:
+			stopwatch = 1;
+			watch_funcs = optarg && optarg[0] ? optarg : NULL;
+			break;
 		case OPT_DUMP:
 			dump = 1;
 			break;
@@ -245,7 +255,9 @@ int main(int argc, char **argv)
 	so.brief = (flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
-	if (format) {
+	if (stopwatch && !format) {
+		rc = print_stopwatch(f, &p, watch_funcs, so.what);
+	} else if (format) {
 		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };
 		rc = format->write(f, &p, &oo);
 	} else if (so.sections) {
@@ -266,6 +278,8 @@ int main(int argc, char **argv)
 			print_graph(f, &p, flags, &first);
 			print_index(f, &p, flags);
 		}
+		if (!only_flat && !only_graph)
+			print_stopwatch_top(f, &p, 10);
 		if (!only_flat && !only_graph && sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);

@@ -503,6 +503,37 @@ static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_ha
 	return k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
 }
 
+/* The function times' stopwatches (revision 3, threads with GMON_THREAD_STOPWATCH) summed by
+ * function over threads and profiles: p->watch, left NULL when no thread has them. */
+static void stopwatches(struct prof *p, const struct addr_hash *h)
+{
+	const struct gmon_profile *g = &p->spy;
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		if (!(t->flags & GMON_THREAD_STOPWATCH))
+			continue;
+		if (!p->watch)
+			p->watch = xcalloc(p->nr + 1, sizeof(*p->watch));
+		for (uint64_t j = 0; j < t->nfstats; j++) {
+			const struct gmon_fstat *s = &t->fstats[j];
+			uint32_t k = find_exact(h, s->addr);
+			if (k == PROF_NONE || !s->outer)
+				continue;
+			struct prof_watch *w = &p->watch[k];
+			if (!w->n || s->outer_min < w->min)
+				w->min = s->outer_min;
+			if (s->max > w->max)
+				w->max = s->max;
+			w->n += s->outer;
+			w->sum += s->outer_sum;
+			w->sq += (long double)s->outer_sq[1] * 18446744073709551616.0L +
+				 (long double)s->outer_sq[0];
+			for (int b = 0; b < GMON_HIST_BUCKETS; b++)
+				w->hist[b] += s->outer_hist[b];
+		}
+	}
+}
+
 /* Without measured times, cpu or wall samples give them, as gprof's PC histogram does: each
  * stack's weight in ticks is self time of its innermost instrumented frame (of the function
  * holding its PC when it has no frames: mode count keeps no stacks), and the stacks are kept as
@@ -699,6 +730,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	}
 	if (!p->measured)
 		sampled_stacks(p, &b, &h);
+	stopwatches(p, &h);
 	free(h.keys);
 	free(h.vals);
 	for (uint32_t i = 0; i < g->nmodules; i++)
