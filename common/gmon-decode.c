@@ -448,6 +448,31 @@ static void dec_samples(struct cur *c, struct gmon_samples *s)
 	}
 }
 
+/* A thread's trace: its events, 36 bytes each. */
+static void dec_trace(struct cur *c, struct gmon_trace *t)
+{
+	t->kind = get_u32(c, "trace kind");
+	t->tid = get_u32(c, "trace thread id");
+	t->dropped = get_u64(c, "trace dropped");
+	t->n = get_count(c, 8, 36, "trace events");
+	if (!c->bad && t->kind > GMON_TRACE_KIND_LAST)
+		return cur_fail(c, "unknown trace kind %" PRIu32, t->kind);
+	t->ev = get_array(c, t->n, sizeof(*t->ev), "trace events");
+	for (uint64_t i = 0; t->ev && i < t->n && need(c, 36, "trace event"); i++) {
+		struct gmon_tevent *e = &t->ev[i];
+		const uint8_t *q = c->p + c->off;
+
+		e->time = ld64(q);
+		e->func = ld64(q + 8);
+		e->addr = ld64(q + 16);
+		e->value = ld64(q + 24);
+		e->what = ld32(q + 32);
+		c->off += 36;
+		if (t->kind == GMON_TRACE_CALLS && e->what > GMON_TEV_EXIT)
+			return cur_fail(c, "unknown call event %" PRIu32, e->what);
+	}
+}
+
 /* Append one zeroed element to a profile array; NULL when memory ran out. */
 static void *grow1(void **items, uint32_t *nr, size_t size)
 {
@@ -525,6 +550,12 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 		if (!e)
 			return cur_oom(c, ((uint64_t)p->nsamples + 1) * sizeof(*p->samples), "samples");
 		dec_samples(c, e);
+		break;
+	case GMON_TAG_TRACE:
+		e = grow1((void **)&p->traces, &p->ntraces, sizeof(*p->traces));
+		if (!e)
+			return cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
+		dec_trace(c, e);
 		break;
 	}
 }

@@ -311,6 +311,21 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 			fprintf(f, "%s\n", k->depth ? "" : "-");
 		}
 	}
+	for (uint32_t i = 0; i < p->ntraces; i++) {
+		const struct gmon_trace *tr = &p->traces[i];
+
+		fprintf(f, "trace kind=%s tid=%" PRIu32 " events=%" PRIu64 " dropped=%" PRIu64 "\n",
+			gmon_trace_kind_name(tr->kind), tr->tid, tr->n, tr->dropped);
+		for (uint64_t j = 0; j < tr->n; j++) {
+			const struct gmon_tevent *e = &tr->ev[j];
+
+			fprintf(f,
+				"tevent tid=%" PRIu32 " time=%" PRIu64 " what=%" PRIu32
+				" func=%s addr=0x%" PRIx64 " value=%" PRIu64 "\n",
+				tr->tid, e->time, e->what, sym_name(&t, e->func, b1, sizeof(b1)), e->addr,
+				e->value);
+		}
+	}
 	for (uint32_t i = 0; i < p->ncounters; i++) {
 		fputs("counter ", f);
 		put_str(f, p->counters[i].name, 1);

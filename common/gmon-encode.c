@@ -285,6 +285,23 @@ static void enc_samples(struct gbuf *b, const struct gmon_samples *s)
 	}
 }
 
+static void enc_trace(struct gbuf *b, const struct gmon_trace *t)
+{
+	put_u32(b, t->kind);
+	put_u32(b, t->tid);
+	put_u64(b, t->dropped);
+	put_u64(b, t->n);
+	for (uint64_t i = 0; i < t->n; i++) {
+		const struct gmon_tevent *e = &t->ev[i];
+
+		put_u64(b, e->time);
+		put_u64(b, e->func);
+		put_u64(b, e->addr);
+		put_u64(b, e->value);
+		put_u32(b, e->what);
+	}
+}
+
 int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *len)
 {
 	struct gbuf b = { 0 };
@@ -328,6 +345,11 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_samples(&b, &p->samples[i]);
 		rec_end(&b, at, GMON_TAG_SAMPLES, level);
+	}
+	for (uint32_t i = 0; i < p->ntraces; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_trace(&b, &p->traces[i]);
+		rec_end(&b, at, GMON_TAG_TRACE, level);
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);

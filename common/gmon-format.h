@@ -30,6 +30,8 @@ enum gmon_tag {
 	GMON_TAG_COUNTERS = 5, /* named runtime counters */
 	GMON_TAG_SAMPLING = 6, /* sampling's parameters and totals: once, when sampling was set up */
 	GMON_TAG_SAMPLES = 7,  /* one thread's samples: stacks and their counts */
+	GMON_TAG_TRACE = 8,    /* revision 3: one thread's trace of one kind, its events in time order */
+	/* 9 is reserved for Mesa's nodes and legs */
 	GMON_TAG_END = 0x7fff, /* last: record count and file length */
 };
 
@@ -264,6 +266,37 @@ struct gmon_samples {
 	struct gmon_frame *frames;
 };
 
+/* What a TRACE record traces (its kind): calls of the functions of SPYRT_TRACE (Cedar's SetTrace),
+ * page faults (Multics' missing-page trace), signals delivered (its interruption trace). */
+enum gmon_trace_kind {
+	GMON_TRACE_CALLS = 0,
+	GMON_TRACE_FAULTS = 1,
+	GMON_TRACE_SIGNALS = 2,
+};
+#define GMON_TRACE_KIND_LAST GMON_TRACE_SIGNALS
+
+/* calls: what an event is */
+enum gmon_tevent_what {
+	GMON_TEV_ENTER = 0,
+	GMON_TEV_EXIT = 1,
+};
+
+/* One event. time: time stamp cycles (the header's tsc_hz; one clock for every thread). calls: func
+ * the function, addr its call site, value on exit the call's inclusive wall cycles, what enter or
+ * exit. (Faults and signals, for their kinds: see docs/FORMAT.md.) */
+struct gmon_tevent {
+	uint64_t time, func, addr, value;
+	uint32_t what;
+};
+
+/* A thread's trace of one kind: the last n events, oldest first, and how many earlier ones the
+ * bounded ring dropped. */
+struct gmon_trace {
+	uint32_t kind, tid;
+	uint64_t dropped, n;
+	struct gmon_tevent *ev;
+};
+
 struct gmon_counter {
 	char *name;
 	uint64_t value;
@@ -279,6 +312,8 @@ struct gmon_profile {
 	struct gmon_funcs *funcsets;
 	struct gmon_thread *threads;
 	struct gmon_counter *counters;
+	uint32_t ntraces;
+	struct gmon_trace *traces; /* revision 3: TRACE records */
 };
 
 /*
@@ -302,6 +337,7 @@ struct gmon_profile {
 #define gmon_module_at spyrt_gmon_module_at
 #define gmon_watch_name spyrt_gmon_watch_name
 #define gmon_watch_parse spyrt_gmon_watch_parse
+#define gmon_trace_kind_name spyrt_gmon_trace_kind_name
 #define gmon_crc32 spyrt_gmon_crc32
 #endif
 
@@ -349,6 +385,9 @@ int gmon_module_at(const struct gmon_profile *p, uint64_t addr);
  * and the value of a name (-1 when unknown; "calls" alone, without ":FUNC"). */
 const char *gmon_watch_name(uint32_t watch);
 int gmon_watch_parse(const char *name);
+
+/* The name of an enum gmon_trace_kind value ("calls", "faults", "signals"; never NULL). */
+const char *gmon_trace_kind_name(uint32_t kind);
 
 /* CRC-32 (ISO-HDLC, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
 uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len);

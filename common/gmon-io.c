@@ -236,10 +236,19 @@ const char *gmon_tag_name(uint32_t tag)
 		return "SAMPLING";
 	case GMON_TAG_SAMPLES:
 		return "SAMPLES";
+	case GMON_TAG_TRACE:
+		return "TRACE";
 	case GMON_TAG_END:
 		return "END";
 	}
 	return "unknown";
+}
+
+const char *gmon_trace_kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "calls", "faults", "signals" };
+
+	return kind <= GMON_TRACE_KIND_LAST ? names[kind] : "unknown";
 }
 
 int gmon_module_at(const struct gmon_profile *p, uint64_t addr)
@@ -296,6 +305,9 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->samples[i].frames);
 	}
 	free(p->samples);
+	for (uint32_t i = 0; i < p->ntraces; i++)
+		free(p->traces[i].ev);
+	free(p->traces);
 	for (uint32_t i = 0; i < p->ncounters; i++)
 		free(p->counters[i].name);
 	free(p->counters);

@@ -163,6 +163,8 @@ uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee)
 	memset(e, 0, sizeof(*e));
 	e->callee = callee;
 	e->func = spy_fstat_get(a, callee);
+	if (a->fstat && spy_trace_on && spy_traced(callee))
+		e->func |= SPY_ARC_TRACED;
 	e->next = a->site[s].arcs;
 	publish(a->narc, i + 1);
 	publish(a->site[s].arcs, i);

@@ -148,7 +148,8 @@ static const char *out_problem(const char *v, int *has_pid)
 
 static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",         "SPYRT_START",
 				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY",        "SPYRT_WATCH",
-				     "SPYRT_HZ",   "SPYRT_DIVISOR", "SPYRT_START_THREAD", NULL };
+				     "SPYRT_HZ",   "SPYRT_DIVISOR", "SPYRT_START_THREAD", "SPYRT_TRACE",
+				     NULL };
 
 /* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
 static const char *const watch_names[] = {
@@ -184,6 +185,30 @@ static void watch_var(struct spy_config *cfg, const char *v)
 	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults or calls:FUNC; "
 		 "using cpu",
 		 v);
+}
+
+/* SPYRT_TRACE=FUNC,...: at most SPY_TRACE_FUNCS names without blanks, none empty; else one line and
+ * no trace. */
+static void trace_var(struct spy_config *cfg, const char *v)
+{
+	uint32_t n = 0;
+	const char *p = v;
+
+	if (*v && strlen(v) <= 4096 && !strpbrk(v, " \t\n")) {
+		for (n = 1; *p; p++)
+			n += *p == ',';
+		if (n <= SPY_TRACE_FUNCS && !strstr(v, ",,") && v[0] != ',' && p[-1] != ',') {
+			char *c = strdup(v);
+
+			if (c) {
+				cfg->trace = c;
+				cfg->ntrace = n;
+			}
+			return;
+		}
+	}
+	spy_warn("spy: SPYRT_TRACE='%s' is not a list of at most %u function names (FUNC,...); no trace", v,
+		 SPY_TRACE_FUNCS);
 }
 
 /* A whole decimal number in [lo, hi], or def after one line naming the variable. */
@@ -281,6 +306,9 @@ void spy_env_load(struct spy_config *cfg, char **env)
 		watch_var(cfg, v);
 	cfg->hz = range_var(env, "SPYRT_HZ", 1, SPY_HZ_MAX, SPY_HZ_DEFAULT, "a rate in Hz");
 	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX, 1, "a divisor");
+	v = env_get(env, "SPYRT_TRACE");
+	if (v)
+		trace_var(cfg, v);
 
 	/* a misspelt variable would otherwise be silently without effect */
 	for (char **e = env; e && *e; e++) {

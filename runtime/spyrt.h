@@ -75,8 +75,12 @@ struct spy_arc {
 	uint64_t incl; /* cycles of calls whose callee was not already active (outermost) */
 	uint64_t self;
 	uint32_t next; /* next arc of the same call site */
-	uint32_t func; /* the callee's entry in the thread's function table */
+	/* the callee's entry in the thread's function table (SPY_ARC_FUNC), and SPY_ARC_TRACED when the
+	 * callee is one of SPYRT_TRACE's: the hooks test it in the arc's line, which they load anyway */
+	uint32_t func;
 };
+#define SPY_ARC_TRACED (1u << 31)
+#define SPY_ARC_FUNC(w) ((w) & ~SPY_ARC_TRACED)
 
 /* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
  * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
@@ -163,6 +167,30 @@ static inline uint32_t spy_arcs_find(struct spy_arcs *a, uint64_t pc, uint64_t c
 	}
 	return spy_arcs_insert(a, pc, callee);
 }
+
+/* ---- trace.c: SPYRT_TRACE, a bounded ring of call events per thread (Cedar's SetTrace) ---- */
+
+struct spy_thread;
+#define SPY_TRACE_FUNCS 64     /* names SPYRT_TRACE may give */
+#define SPY_TRACE_EVENTS 4096u /* events a thread's ring keeps (a power of two): the last ones */
+extern uint64_t spy_trace_addr[SPY_TRACE_FUNCS]; /* their addresses, as their units register */
+extern uint32_t spy_trace_on;                    /* SPYRT_TRACE in effect (mode time) */
+/* addr is one of SPYRT_TRACE's functions (slow path: when an arc is made) */
+int spy_traced(uint64_t addr);
+/* From the hooks, after pushing a frame of a traced function, and after popping one at now: the
+ * event into the thread's ring (never allocates; a thread without a ring counts it as dropped). */
+void spy_trace_enter(struct spy_thread *t);
+void spy_trace_exit(struct spy_thread *t, uint64_t now);
+/* Resolve SPYRT_TRACE's names in a registered unit's functions (units.c). */
+void spy_trace_names(const char *name, uint64_t addr);
+/* The thread's ring (thread.c, at its first hook), and its TRACE record for write.c (malloc'ed
+ * events, oldest first; 0, or -1 without memory). */
+void spy_trace_thread_start(struct spy_thread *t);
+int spy_trace_collect(struct spy_thread *t, struct gmon_trace *out);
+void spy_trace_reset(struct spy_thread *t);
+void spy_trace_init(void);
+/* At the end: a name of SPYRT_TRACE no registered function has is the run's error. */
+void spy_trace_check(void);
 
 /* ---- sample.c: sampling (SPYRT_WATCH), one stack table per thread ---- */
 
@@ -371,6 +399,11 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
+	struct spy_tring {
+		struct gmon_tevent *ev; /* SPY_TRACE_EVENTS, mapped at the thread's first hook */
+		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
+		uint64_t lost;          /* events with no ring to go to */
+	} trace;
 	uint32_t parked;     /* held in a hook while a write reads the tables (spy_freeze) */
 	uint64_t freeze_cpu; /* 1 + its CPU clock when a freeze found it asleep */
 };
@@ -521,6 +554,8 @@ struct spy_config {
 	char *target;       /* SPYRT_WATCH=calls:FUNC: FUNC */
 	uint32_t hz;        /* SPYRT_HZ */
 	uint32_t divisor;   /* SPYRT_DIVISOR */
+	char *trace;        /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
+	uint32_t ntrace;    /* its names */
 };
 
 extern struct spy_config spy_cfg;

@@ -478,7 +478,9 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		nthreads++;
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
 	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
-	if (!p->threads || !p->samples) {
+	if (spy_trace_on)
+		p->traces = calloc(nthreads ? nthreads : 1, sizeof(*p->traces));
+	if (!p->threads || !p->samples || (spy_trace_on && !p->traces)) {
 		rc = -1;
 		goto out;
 	}
@@ -500,6 +502,12 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 			rc = -1;
 		if (add_samples(p, t))
 			rc = -1;
+		if (p->traces && (t->trace.ev || t->trace.lost)) {
+			if (spy_trace_collect(t, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
 		if (d == &live)
 			spy_tdata_free(&live);
 	}

@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
-	      "                [--stopwatch[=FUNC,...]]\n"
+	      "                [--stopwatch[=FUNC,...]] [--trace]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
@@ -39,6 +39,7 @@ static void help(void)
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
 	      "  --stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
 	      "                 log2 histogram of each function's outermost calls (mode time)\n"
+	      "  --trace        only the traces (SPYRT_TRACE's calls), in time order across threads\n"
 	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
 	      stdout);
 	for (const struct out_format *fm = out_formats; fm->name; fm++)
@@ -76,7 +77,8 @@ int main(int argc, char **argv)
 		OPT_CUTOFF,
 		OPT_DUMP,
 		OPT_FORMAT,
-		OPT_STOPWATCH
+		OPT_STOPWATCH,
+		OPT_TRACE
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -90,6 +92,7 @@ int main(int argc, char **argv)
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "stopwatch", optional_argument, NULL, OPT_STOPWATCH },
+		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
 	struct read_opts o = { 1, NULL };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
-	int cutoff_given = 0, stopwatch = 0;
+	int cutoff_given = 0, stopwatch = 0, trace = 0;
 	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
 	char *end;
 	opterr = 0;
@@ -181,6 +184,9 @@ int main(int argc, char **argv)
 			stopwatch = 1;
 			watch_funcs = optarg && optarg[0] ? optarg : NULL;
 			break;
+		case OPT_TRACE:
+			trace = 1;
+			break;
 		case OPT_DUMP:
 			dump = 1;
 			break;
@@ -255,7 +261,9 @@ int main(int argc, char **argv)
 	so.brief = (flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
-	if (stopwatch && !format) {
+	if (trace && !format) {
+		rc = print_trace(f, &p, so.what);
+	} else if (stopwatch && !format) {
 		rc = print_stopwatch(f, &p, watch_funcs, so.what);
 	} else if (format) {
 		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };

@@ -75,6 +75,15 @@ struct prof_watch {
 	uint64_t hist[GMON_HIST_BUCKETS];
 };
 
+/* One traced event (TRACE records, any kind), in p->tev by time across threads: func the function
+ * (index; PROF_NONE unknown), the rest as the file's (gmon_tevent); seq its order in the file. */
+struct prof_tevent {
+	uint64_t time, addr, value;
+	uint32_t tid, kind, what, func;
+	uint32_t at; /* the function holding the call site (calls, signals) or the PC (faults) */
+	size_t seq;
+};
+
 enum prof_kind {
 	PROF_GNU = 0, /* glibc gmon.out with an executable */
 	PROF_SPY = 1,
@@ -101,6 +110,8 @@ struct prof {
 	double *arc_off;
 	/* by function index (of [0, nsyms)); NULL when no thread of the profiles has stopwatches */
 	struct prof_watch *watch;
+	struct prof_tevent *tev; /* every trace's events by time; NULL when none */
+	size_t ntev;
 	long granularity; /* bytes per histogram bin (GNU) */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
@@ -186,5 +197,9 @@ int print_stopwatch(FILE *f, const struct prof *p, const char *funcs, const char
 /* The default report's short table: the n functions of most total time, count, min, avg, max and
  * standard deviation of their outermost calls. Nothing without stopwatches. */
 void print_stopwatch_top(FILE *f, const struct prof *p, int n);
+
+/* print-trace.c: the traces (SPYRT_TRACE's calls; faults; signals) in time order across threads,
+ * after each trace's count of events and of those it dropped; 0, or -1 after one line on stderr. */
+int print_trace(FILE *f, const struct prof *p, const char *what);
 
 #endif

@@ -307,7 +307,25 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 			RELOC(ss->frames[j].call_site);
 		}
 	}
+	for (uint32_t i = 0; i < q->ntraces; i++)
+		for (uint64_t j = 0; j < q->traces[i].n; j++) {
+			struct gmon_tevent *e = &q->traces[i].ev[j];
+			RELOC(e->func);
+			if (q->traces[i].kind == GMON_TRACE_CALLS || q->traces[i].kind == GMON_TRACE_SIGNALS)
+				RELOC(e->addr); /* a call site, an interrupted PC */
+			else
+				RELOC(e->value); /* a fault's PC */
+		}
 #undef RELOC
+	/* the traces are appended, each its own record */
+	if (q->ntraces) {
+		p->traces = xrealloc(p->traces, (p->ntraces + q->ntraces) * sizeof(*p->traces));
+		memcpy(p->traces + p->ntraces, q->traces, q->ntraces * sizeof(*q->traces));
+		p->ntraces += q->ntraces;
+		free(q->traces);
+		q->traces = NULL;
+		q->ntraces = 0;
+	}
 	merge_funcs(p, q);
 	merge_samples(p, q);
 	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
@@ -501,6 +519,51 @@ static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_ha
 	}
 	uint32_t k = prof_lookup(p, pc);
 	return k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
+}
+
+/* by time, then thread, then the order within the thread's trace */
+static int tev_cmp(const void *a, const void *b)
+{
+	const struct prof_tevent *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Every TRACE record's events in one array in time order across threads (p->tev), their functions
+ * as indices. */
+static void trace_events(struct prof *p, struct spy_bins *b, const struct addr_hash *h)
+{
+	const struct gmon_profile *g = &p->spy;
+	size_t n = 0;
+	for (uint32_t i = 0; i < g->ntraces; i++)
+		n += g->traces[i].n;
+	if (!n)
+		return;
+	p->tev = xmalloc(n * sizeof(*p->tev));
+	for (uint32_t i = 0; i < g->ntraces; i++) {
+		const struct gmon_trace *t = &g->traces[i];
+		for (uint64_t j = 0; j < t->n; j++) {
+			const struct gmon_tevent *e = &t->ev[j];
+			struct prof_tevent *v = &p->tev[p->ntev++];
+			v->time = e->time;
+			v->tid = t->tid;
+			v->kind = t->kind;
+			v->what = e->what;
+			v->seq = p->ntev;
+			v->func = e->func > GMON_CALLER_MANY ? find_exact(h, e->func) : PROF_NONE;
+			if (v->func == PROF_NONE && e->func > GMON_CALLER_MANY)
+				v->func = prof_lookup(p, e->func);
+			v->addr = e->addr;
+			v->value = e->value;
+			/* the function holding the call site or the interrupted PC; a fault's PC */
+			uint64_t pc = t->kind == GMON_TRACE_FAULTS ? e->value : e->addr;
+			v->at = pc ? pc_func(p, b, h, pc) : PROF_NONE;
+		}
+	}
+	qsort(p->tev, p->ntev, sizeof(*p->tev), tev_cmp);
 }
 
 /* The function times' stopwatches (revision 3, threads with GMON_THREAD_STOPWATCH) summed by
@@ -731,6 +794,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	if (!p->measured)
 		sampled_stacks(p, &b, &h);
 	stopwatches(p, &h);
+	trace_events(p, &b, &h);
 	free(h.keys);
 	free(h.vals);
 	for (uint32_t i = 0; i < g->nmodules; i++)
