@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ static int timer_start(struct spy_thread *t)
 	return 0;
 }
 
-static int perf_open(pid_t tid, uint64_t config, uint64_t period, int exclude_kernel)
+static int perf_open(pid_t tid, uint64_t config, uint64_t period, int exclude_kernel, uint64_t sample_type)
 {
 	struct perf_event_attr a;
 
@@ -59,6 +60,7 @@ static int perf_open(pid_t tid, uint64_t config, uint64_t period, int exclude_ke
 	a.exclude_kernel = (unsigned)exclude_kernel;
 	a.exclude_hv = 1;
 	a.disabled = 1;
+	a.sample_type = sample_type;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -70,11 +72,28 @@ static int perf_open(pid_t tid, uint64_t config, uint64_t period, int exclude_ke
 static int perf_start(struct spy_thread *t, uint64_t config, uint64_t period, char *why, size_t sz)
 {
 	struct f_owner_ex own = { F_OWNER_TID, t->tid };
-	int fd = perf_open(t->tid, config, period, 1);
+	/* page faults with SPYRT_FAULT_TRACE: each sample also holds its IP and address, in a ring */
+	int ftrace = config == PERF_COUNT_SW_PAGE_FAULTS && spy_cfg.fault_trace;
+	int fd = perf_open(t->tid, config, period, 1, ftrace ? PERF_SAMPLE_IP | PERF_SAMPLE_ADDR : 0);
 
 	if (fd < 0) {
 		snprintf(why, sz, "perf_event_open: %s", strerror(errno));
 		return -1;
+	}
+	if (ftrace) {
+		size_t len = (SPY_FAULT_RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+		/* read-only: a write to it could fault, and signal, again and again (offcpu.c) */
+		void *ring = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (ring != MAP_FAILED) {
+			t->samp.fring = ring;
+			t->samp.fring_len = len;
+			t->samp.fring_seen = 0;
+			spy_fault_trace_start(t);
+		} else {
+			spy_note_error("SPYRT_FAULT_TRACE: mmap of the fault event's ring: %s",
+				       strerror(errno));
+		}
 	}
 	if (fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, SIGPROF) ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC)) {
@@ -99,6 +118,7 @@ void spy_samp_perf_stop(struct spy_samp *s)
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		close(fd);
 	}
+	spy_fault_ring_close(s);
 }
 
 /*

@@ -304,6 +304,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 			goto out;
 		weight = v - s->perf_last;
 		s->perf_last = v;
+		if (s->fring)
+			spy_fault_trace_drain(t, c0);
 		if (!weight)
 			goto out;
 		if (spy_watch != GMON_WATCH_FAULTS && weight >= 2 * spy_samp_period)
@@ -435,6 +437,7 @@ void spy_samp_forget(struct spy_thread *t)
 		if (s->perf_fd >= 0)
 			close(s->perf_fd); /* the parent's thread's event */
 		s->perf_fd = -1;
+		spy_fault_ring_close(s);
 		table_release(s);
 	}
 	free(s->kept);
@@ -458,6 +461,8 @@ void spy_samp_atfork_child(struct spy_thread *self)
 		if (s->perf_fd >= 0)
 			close(s->perf_fd);
 		s->perf_fd = -1;
+		spy_fault_ring_close(s);
+		self->ftrace.n = self->ftrace.lost = 0;
 		table_reset(s, spy_thread_cpu_ns(self->tid));
 		s->epoch = SPY_CTL_EPOCH(spy_ctl);
 		s->last_cpu = s->cpu0_ns;

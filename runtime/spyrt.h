@@ -171,6 +171,7 @@ static inline uint32_t spy_arcs_find(struct spy_arcs *a, uint64_t pc, uint64_t c
 /* ---- trace.c: SPYRT_TRACE, a bounded ring of call events per thread (Cedar's SetTrace) ---- */
 
 struct spy_thread;
+struct spy_samp;
 #define SPY_TRACE_FUNCS 64     /* names SPYRT_TRACE may give */
 #define SPY_TRACE_EVENTS 4096u /* events a thread's ring keeps (a power of two): the last ones */
 extern uint64_t spy_trace_addr[SPY_TRACE_FUNCS]; /* their addresses, as their units register */
@@ -183,12 +184,20 @@ void spy_trace_enter(struct spy_thread *t);
 void spy_trace_exit(struct spy_thread *t, uint64_t now);
 /* Resolve SPYRT_TRACE's names in a registered unit's functions (units.c). */
 void spy_trace_names(const char *name, uint64_t addr);
-/* The thread's ring (thread.c, at its first hook), and its TRACE record for write.c (malloc'ed
- * events, oldest first; 0, or -1 without memory). */
+/* The thread's ring (thread.c, at its first hook), and its TRACE record of kind (calls, faults) for
+ * write.c (malloc'ed events, oldest first; 0, or -1 without memory). */
 void spy_trace_thread_start(struct spy_thread *t);
-int spy_trace_collect(struct spy_thread *t, struct gmon_trace *out);
+int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *out);
 void spy_trace_reset(struct spy_thread *t);
 void spy_trace_init(void);
+/* Page faults (SPYRT_WATCH=faults): the ring of the thread's fault event (sample-src.c maps it), read
+ * by the sampling signal handler into the thread's fault trace. */
+#define SPY_FAULT_RING_PAGES 8u
+#define SPY_FAULT_TRACE_DEFAULT 256u
+#define SPY_FAULT_TRACE_MAX (1u << 20)
+void spy_fault_trace_start(struct spy_thread *t);
+void spy_fault_trace_drain(struct spy_thread *t, uint64_t now);
+void spy_fault_ring_close(struct spy_samp *s);
 /* At the end: a name of SPYRT_TRACE no registered function has is the run's error. */
 void spy_trace_check(void);
 
@@ -230,9 +239,14 @@ struct spy_samp {
 	uint32_t every;   /* divisor countdown of event modes */
 	/* totals of the current epoch */
 	uint64_t taken, missed, in_runtime, dropped, skipped, handler_cycles, allocs, alloc_bytes;
-	uint64_t cpu0_ns, wall0_ns;         /* the thread's CPU and real clocks when its counting began */
-	uint64_t cpu_ns, wall_ns;           /* sampled CPU and real time, set at retirement */
-	uint64_t perf_last;                 /* faults: the event count at the last signal */
+	uint64_t cpu0_ns, wall0_ns; /* the thread's CPU and real clocks when its counting began */
+	uint64_t cpu_ns, wall_ns;   /* sampled CPU and real time, set at retirement */
+	uint64_t perf_last;         /* faults: the event count at the last signal */
+	/* faults with SPYRT_FAULT_TRACE: the event's ring of samples (IP and address), read-only, and
+	 * how far the handler read it (trace.c) */
+	void *fring;
+	size_t fring_len;
+	uint64_t fring_seen;
 	uint64_t last_cpu, last_mono, debt; /* wall sampler: the thread's time off the CPU */
 	/* what a retired thread leaves (malloc'ed; frames pointers into kept_frames) */
 	uint64_t nkept, nkept_frames;
@@ -403,9 +417,9 @@ struct spy_thread {
 		struct gmon_tevent *ev; /* SPY_TRACE_EVENTS, mapped at the thread's first hook */
 		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
 		uint64_t lost;          /* events with no ring to go to */
-	} trace;
-	uint32_t parked;     /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu; /* 1 + its CPU clock when a freeze found it asleep */
+	} trace, ftrace;                /* calls; page faults (SPYRT_FAULT_TRACE events) */
+	uint32_t parked;                /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;            /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -542,20 +556,21 @@ const char *spy_module_path(const struct spy_module *m);
 /* ---- env.c ---- */
 
 struct spy_config {
-	char *out;          /* SPYRT_OUT, with %p unexpanded */
-	int out_has_pid;    /* SPYRT_OUT contains %p */
-	uint32_t mode;      /* SPYRT_MODE */
-	uint32_t arcs;      /* SPYRT_ARCS */
-	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
-	int start_thread;   /* SPYRT_START_THREAD: record only the thread that hit START first */
-	int off;            /* SPYRT_OFF */
-	int ready;          /* SPYRT_READY */
-	uint32_t watch;     /* SPYRT_WATCH: enum gmon_watch */
-	char *target;       /* SPYRT_WATCH=calls:FUNC: FUNC */
-	uint32_t hz;        /* SPYRT_HZ */
-	uint32_t divisor;   /* SPYRT_DIVISOR */
-	char *trace;        /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
-	uint32_t ntrace;    /* its names */
+	char *out;            /* SPYRT_OUT, with %p unexpanded */
+	int out_has_pid;      /* SPYRT_OUT contains %p */
+	uint32_t mode;        /* SPYRT_MODE */
+	uint32_t arcs;        /* SPYRT_ARCS */
+	char *start, *stop;   /* SPYRT_START, SPYRT_STOP */
+	int start_thread;     /* SPYRT_START_THREAD: record only the thread that hit START first */
+	int off;              /* SPYRT_OFF */
+	int ready;            /* SPYRT_READY */
+	uint32_t watch;       /* SPYRT_WATCH: enum gmon_watch */
+	char *target;         /* SPYRT_WATCH=calls:FUNC: FUNC */
+	uint32_t hz;          /* SPYRT_HZ */
+	uint32_t divisor;     /* SPYRT_DIVISOR */
+	char *trace;          /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
+	uint32_t fault_trace; /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
+	uint32_t ntrace;      /* its names */
 };
 
 extern struct spy_config spy_cfg;

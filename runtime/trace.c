@@ -5,8 +5,10 @@
  * of a word in a line the hooks load anyway. Mode time only: the events are timed. */
 #include "spyrt.h"
 
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 uint64_t spy_trace_addr[SPY_TRACE_FUNCS];
 uint32_t spy_trace_on;
@@ -112,23 +114,103 @@ void spy_trace_exit(struct spy_thread *t, uint64_t now)
 	record(t, GMON_TEV_EXIT, f, now, now > f->entry ? now - f->entry : 0);
 }
 
-int spy_trace_collect(struct spy_thread *t, struct gmon_trace *out)
+int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *out)
 {
-	uint64_t n = __atomic_load_n(&t->trace.n, __ATOMIC_ACQUIRE), keep, first;
+	const struct spy_tring *r = kind == GMON_TRACE_FAULTS ? &t->ftrace : &t->trace;
+	uint64_t cap = kind == GMON_TRACE_FAULTS ? spy_cfg.fault_trace : SPY_TRACE_EVENTS;
+	uint64_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE), keep, first;
 
 	memset(out, 0, sizeof(*out));
-	out->kind = GMON_TRACE_CALLS;
+	out->kind = kind;
 	out->tid = (uint32_t)t->tid;
-	keep = n < SPY_TRACE_EVENTS ? n : SPY_TRACE_EVENTS;
+	keep = n < cap ? n : cap;
 	first = n - keep;
-	out->dropped = first + t->trace.lost;
-	if (!keep)
+	out->dropped = first + r->lost;
+	if (!keep || !r->ev)
 		return 0;
 	out->ev = malloc(keep * sizeof(*out->ev));
 	if (!out->ev)
 		return -1;
 	for (uint64_t i = 0; i < keep; i++)
-		out->ev[i] = t->trace.ev[(first + i) & (SPY_TRACE_EVENTS - 1)];
+		out->ev[i] = r->ev[(first + i) % cap];
 	out->n = keep;
 	return 0;
+}
+
+/* ---- the missing-page trace (Multics): SPYRT_WATCH=faults, the last SPYRT_FAULT_TRACE faults ---- */
+
+void spy_fault_trace_start(struct spy_thread *t)
+{
+	if (!t->ftrace.ev)
+		t->ftrace.ev = spy_map((size_t)spy_cfg.fault_trace * sizeof(*t->ftrace.ev));
+}
+
+void spy_fault_ring_close(struct spy_samp *s)
+{
+	if (s->fring)
+		munmap(s->fring, s->fring_len);
+	s->fring = NULL;
+}
+
+static void fault_event(struct spy_thread *t, uint64_t now, uint64_t ip, uint64_t addr)
+{
+	struct spy_tring *r = &t->ftrace;
+	struct gmon_tevent *e;
+
+	if (!r->ev) {
+		r->lost++;
+		return;
+	}
+	e = &r->ev[r->n % spy_cfg.fault_trace];
+	e->time = now;
+	/* the thread's innermost instrumented call (the PC may be in code without hooks); none for a
+	 * fault of the profiler's own, its PC in the runtime (the sampling handler's tables) */
+	e->func = t->stack && t->depth && !spy_in_runtime(ip) ? t->stack[t->depth - 1].self : 0;
+	e->addr = addr;
+	e->value = ip;
+	e->what = 0;
+	barrier();
+	r->n++;
+}
+
+/*
+ * From the sampling signal handler on t's own thread: the fault event's new samples (24 bytes each:
+ * header, IP, address), stamped now, the time of the signal. The ring is read-only, so the kernel
+ * overwrites what was not read in time: the head running more than the ring ahead says how much.
+ */
+void spy_fault_trace_drain(struct spy_thread *t, uint64_t now)
+{
+	struct spy_samp *s = &t->samp;
+	const struct perf_event_mmap_page *mp = s->fring;
+	size_t ps = s->fring_len / (SPY_FAULT_RING_PAGES + 1), size = SPY_FAULT_RING_PAGES * ps;
+	const uint8_t *data = (const uint8_t *)s->fring + ps;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE), tail = s->fring_seen;
+
+	if (head - tail > size) {
+		t->ftrace.lost += (head - tail - size) / 24;
+		tail = head - size;
+	}
+	while (tail < head) {
+		uint64_t rec[4], at = tail % size; /* records are 8-aligned: the header never splits */
+		struct perf_event_header h;
+
+		memcpy(&h, data + at, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			t->ftrace.lost += (head - tail) / 24;
+			tail = head;
+			break;
+		}
+		if (h.size <= sizeof(rec)) {
+			uint64_t first = size - at < h.size ? size - at : h.size;
+
+			memcpy(rec, data + at, first);
+			memcpy((uint8_t *)rec + first, data, h.size - first);
+			if (h.type == PERF_RECORD_SAMPLE && h.size == 24)
+				fault_event(t, now, rec[1], rec[2]);
+			else if (h.type == PERF_RECORD_LOST && h.size >= 24)
+				t->ftrace.lost += rec[2];
+		}
+		tail += h.size;
+	}
+	s->fring_seen = tail;
 }

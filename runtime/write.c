@@ -478,9 +478,9 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		nthreads++;
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
 	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
-	if (spy_trace_on)
-		p->traces = calloc(nthreads ? nthreads : 1, sizeof(*p->traces));
-	if (!p->threads || !p->samples || (spy_trace_on && !p->traces)) {
+	/* a trace of calls and one of faults per thread at most */
+	p->traces = calloc(2 * (nthreads ? nthreads : 1), sizeof(*p->traces));
+	if (!p->threads || !p->samples || !p->traces) {
 		rc = -1;
 		goto out;
 	}
@@ -503,7 +503,13 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		if (add_samples(p, t))
 			rc = -1;
 		if (p->traces && (t->trace.ev || t->trace.lost)) {
-			if (spy_trace_collect(t, &p->traces[p->ntraces]))
+			if (spy_trace_collect(t, GMON_TRACE_CALLS, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
+		if (p->traces && (t->ftrace.ev || t->ftrace.lost)) {
+			if (spy_trace_collect(t, GMON_TRACE_FAULTS, &p->traces[p->ntraces]))
 				rc = -1;
 			else
 				p->ntraces++;

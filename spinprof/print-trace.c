@@ -83,6 +83,11 @@ int print_trace(FILE *f, const struct prof *p, const char *what)
 				fprintf(f, "%14.3f %10" PRIu32 "  %-6s %-40s %14.3f\n", t, e->tid, "exit",
 					line, (double)e->value * us);
 			}
+		} else if (e->kind == GMON_TRACE_FAULTS) {
+			/* the address that faulted, the faulting PC, and the innermost instrumented call */
+			fprintf(f, "%14.3f %10" PRIu32 "  %-6s address 0x%" PRIx64 " at %s in %s\n", t,
+				e->tid, "fault", e->addr, where(p, e->at, e->value, b1, sizeof(b1)),
+				e->func != PROF_NONE ? fname(p, e->func) : "-");
 		}
 	}
 	free(dep);
