@@ -128,8 +128,8 @@ static char *esc_dup(const char *s)
 
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	static const char *const hflags[] = { "tsc_invariant", "final",      "forked", "offcpu_none",
-					      "signal",        "incomplete", NULL };
+	static const char *const hflags[] = { "tsc_invariant", "final",      "forked",     "offcpu_none",
+					      "signal",        "incomplete", "no_hwcount", NULL };
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);

@@ -55,6 +55,8 @@ enum gmon_header_flags {
 	GMON_HDR_OFFCPU_NONE = 1u << 3,
 	GMON_HDR_SIGNAL = 1u << 4,     /* written as a signal ended the run (COUNTERS: signal, signal_pc) */
 	GMON_HDR_INCOMPLETE = 1u << 5, /* written at a crash: what could be read then */
+	/* revision 3: SPYRT_WATCH named a hardware counter the machine does not have: sampled by cpu */
+	GMON_HDR_NO_HWCOUNT = 1u << 6,
 };
 
 /* Header flags bits 8-11: how tsc_hz was obtained. */
@@ -207,8 +209,13 @@ enum gmon_watch {
 	GMON_WATCH_ALLOCBYTES = 4, /* bytes they allocate */
 	GMON_WATCH_FAULTS = 5,     /* page faults (software perf event) */
 	GMON_WATCH_CALLS = 6,      /* every call of one function (Spy's user break) */
+	/* revision 3: hardware counters, where the machine has them (a perf event each) */
+	GMON_WATCH_CYCLES = 7,
+	GMON_WATCH_INSTRUCTIONS = 8,
+	GMON_WATCH_CACHE_MISSES = 9,
 };
-#define GMON_WATCH_LAST GMON_WATCH_CALLS
+#define GMON_WATCH_LAST GMON_WATCH_CACHE_MISSES
+#define GMON_WATCH_HARDWARE(w) ((w) >= GMON_WATCH_CYCLES && (w) <= GMON_WATCH_CACHE_MISSES)
 
 enum gmon_sampling_flags {
 	GMON_SAMP_FOREIGN = 1u << 0,     /* the program has its own SIGPROF handler: nothing sampled */

@@ -204,7 +204,8 @@ const char *gmon_mode_name(uint32_t mode)
 	return mode < 3 ? names[mode] : "unknown";
 }
 
-static const char *const watch_names[] = { "none", "cpu", "wall", "alloc", "allocbytes", "faults", "calls" };
+static const char *const watch_names[] = { "none",   "cpu",   "wall",   "alloc",        "allocbytes",
+					   "faults", "calls", "cycles", "instructions", "cache-misses" };
 
 const char *gmon_watch_name(uint32_t watch)
 {

@@ -161,6 +161,9 @@ static const char *const watch_names[] = {
 	[GMON_WATCH_ALLOCBYTES] = "allocbytes",
 	[GMON_WATCH_FAULTS] = "faults",
 	[GMON_WATCH_CALLS] = "calls",
+	[GMON_WATCH_CYCLES] = "cycles",
+	[GMON_WATCH_INSTRUCTIONS] = "instructions",
+	[GMON_WATCH_CACHE_MISSES] = "cache-misses",
 };
 
 static void watch_var(struct spy_config *cfg, const char *v)
@@ -183,8 +186,8 @@ static void watch_var(struct spy_config *cfg, const char *v)
 			return;
 		}
 	}
-	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults or calls:FUNC; "
-		 "using cpu",
+	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults, calls:FUNC, "
+		 "cycles, instructions or cache-misses; using cpu",
 		 v);
 }
 
@@ -306,7 +309,13 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	if (v)
 		watch_var(cfg, v);
 	cfg->hz = range_var(env, "SPYRT_HZ", 1, SPY_HZ_MAX, SPY_HZ_DEFAULT, "a rate in Hz");
-	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX, 1, "a divisor");
+	/* a hardware counter is sampled every divisor events: a million cycles or instructions, ten
+	 * thousand cache misses, unless said */
+	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX,
+				 !GMON_WATCH_HARDWARE(cfg->watch)      ? 1 :
+				 cfg->watch == GMON_WATCH_CACHE_MISSES ? 10000 :
+									 1000000,
+				 "a divisor");
 	v = env_get(env, "SPYRT_TRACE");
 	if (v)
 		trace_var(cfg, v);

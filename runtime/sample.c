@@ -308,7 +308,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 			spy_fault_trace_drain(t, c0);
 		if (!weight)
 			goto out;
-		if (spy_watch != GMON_WATCH_FAULTS && weight >= 2 * spy_samp_period)
+		if ((spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL) &&
+		    weight >= 2 * spy_samp_period)
 			missed = weight / spy_samp_period - 1;
 	} else if (si->si_code == SI_TIMER) {
 		/* a CPU timer fires on the scheduler's tick: the periods it merged are in the weight */
@@ -491,7 +492,8 @@ void spy_samp_stop(void)
 
 static int signal_watch(void)
 {
-	return spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL || spy_watch == GMON_WATCH_FAULTS;
+	return spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL ||
+	       spy_watch == GMON_WATCH_FAULTS || GMON_WATCH_HARDWARE(spy_watch);
 }
 
 void spy_samp_thread_start(struct spy_thread *t)
@@ -520,6 +522,21 @@ void spy_samp_init(void)
 	int rc;
 
 	spy_watch = spy_cfg.watch;
+	if (GMON_WATCH_HARDWARE(spy_watch)) {
+		char why[256];
+
+		if (spy_samp_hw_probe(spy_watch, why, sizeof(why))) {
+			/* this machine has no such counter (a virtual machine, often): say so once, and
+			 * in the header, and sample by CPU time as by default */
+			spy_warn(
+				"spy: SPYRT_WATCH=%s: no hardware counter for it on this machine (%s); using "
+				"cpu",
+				gmon_watch_name(spy_watch), why);
+			spy_no_hwcount = 1;
+			spy_watch = spy_cfg.watch = GMON_WATCH_CPU;
+			spy_cfg.divisor = 1;
+		}
+	}
 	if (sysconf(_SC_PAGESIZE) > 0)
 		page_mask = ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 	spy_samp_period = (uint64_t)1000000000u * spy_cfg.divisor / spy_cfg.hz;

@@ -318,8 +318,11 @@ void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
 void spy_samp_timer_stop(struct spy_samp *s);
 void spy_samp_perf_stop(struct spy_samp *s);
 void spy_samp_sampler_start(void); /* sample-wall.c */
-void spy_samp_call_flush(void);    /* sample-events.c */
-void spy_samp_find_text(void);     /* sample-sig.c */
+/* A hardware counter for watch exists (a perf event can be opened); else -1 and why. */
+int spy_samp_hw_probe(uint32_t watch, char *why, size_t sz);
+extern int spy_no_hwcount;      /* SPYRT_WATCH asked for one the machine does not have (header bit 6) */
+void spy_samp_call_flush(void); /* sample-events.c */
+void spy_samp_find_text(void);  /* sample-sig.c */
 void spy_samp_resolve_real(void);
 void spy_samp_say_foreign(void);
 

@@ -392,6 +392,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->flags |= GMON_HDR_OFFCPU_NONE;
 	if (final && spy_end_signal) /* signals.c: the run ends by a signal */
 		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
+	if (spy_no_hwcount)
+		h->flags |= GMON_HDR_NO_HWCOUNT;
 	h->flags |= tsc_flags;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
