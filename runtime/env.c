@@ -146,11 +146,11 @@ static const char *out_problem(const char *v, int *has_pid)
 	return NULL;
 }
 
-static const char *const known[] = {
-	"SPYRT_OUT",          "SPYRT_MODE",  "SPYRT_ARCS",        "SPYRT_START", "SPYRT_STOP",
-	"SPYRT_OFF",          "SPYRT_READY", "SPYRT_WATCH",       "SPYRT_HZ",    "SPYRT_DIVISOR",
-	"SPYRT_START_THREAD", "SPYRT_TRACE", "SPYRT_FAULT_TRACE", NULL
-};
+static const char *const known[] = { "SPYRT_OUT",         "SPYRT_MODE",         "SPYRT_ARCS",
+				     "SPYRT_START",       "SPYRT_STOP",         "SPYRT_OFF",
+				     "SPYRT_READY",       "SPYRT_WATCH",        "SPYRT_HZ",
+				     "SPYRT_DIVISOR",     "SPYRT_START_THREAD", "SPYRT_TRACE",
+				     "SPYRT_FAULT_TRACE", "SPYRT_SIGNAL_TRACE", NULL };
 
 /* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
 static const char *const watch_names[] = {
@@ -319,6 +319,8 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	v = env_get(env, "SPYRT_TRACE");
 	if (v)
 		trace_var(cfg, v);
+	cfg->signal_trace =
+		range_var(env, "SPYRT_SIGNAL_TRACE", 0, SPY_FAULT_TRACE_MAX, 0, "a number of signals");
 	cfg->fault_trace = range_var(env, "SPYRT_FAULT_TRACE", 0, SPY_FAULT_TRACE_MAX,
 				     SPY_FAULT_TRACE_DEFAULT, "a number of page faults");
 

@@ -258,7 +258,7 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 
 /* ---- the SIGPROF handler: cpu and wall ticks, fault overflows ---- */
 
-static uint64_t uc_pc(void *ucv)
+uint64_t spy_uc_pc(void *ucv)
 {
 	ucontext_t *uc = ucv;
 
@@ -330,7 +330,7 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 		spy_samp_unlock(s);
 		goto out;
 	}
-	pc = uc_pc(uc);
+	pc = spy_uc_pc(uc);
 	if (t->busy || spy_in_runtime(pc))
 		flags |= GMON_STACK_RUNTIME;
 	n = spy_samp_own(t, &flags, uc_sp(uc));

@@ -198,6 +198,10 @@ void spy_trace_init(void);
 void spy_fault_trace_start(struct spy_thread *t);
 void spy_fault_trace_drain(struct spy_thread *t, uint64_t now);
 void spy_fault_ring_close(struct spy_samp *s);
+/* The interruption trace (SPYRT_SIGNAL_TRACE): the program's handlers are called through the
+ * runtime's, which records each signal first. sigaction() for such a signal: 1 when handled here
+ * (the result in *rc), 0 when the caller goes on as without the trace. */
+int spy_sigtrace_action(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
 /* At the end: a name of SPYRT_TRACE no registered function has is the run's error. */
 void spy_trace_check(void);
 
@@ -314,6 +318,7 @@ int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t
 			struct gmon_frame **frames, uint64_t *nframes);
 uint64_t spy_thread_cpu_ns(pid_t tid); /* any thread's CPU clock; 0 if gone */
 void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc);
+uint64_t spy_uc_pc(void *uc);                      /* the interrupted PC of a signal's ucontext */
 void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
 void spy_samp_timer_stop(struct spy_samp *s);
 void spy_samp_perf_stop(struct spy_samp *s);
@@ -420,9 +425,9 @@ struct spy_thread {
 		struct gmon_tevent *ev; /* SPY_TRACE_EVENTS, mapped at the thread's first hook */
 		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
 		uint64_t lost;          /* events with no ring to go to */
-	} trace, ftrace;                /* calls; page faults (SPYRT_FAULT_TRACE events) */
-	uint32_t parked;                /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;            /* 1 + its CPU clock when a freeze found it asleep */
+	} trace, ftrace, strace; /* calls; page faults (SPYRT_FAULT_TRACE); signals (SPYRT_SIGNAL_TRACE) */
+	uint32_t parked;         /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -559,21 +564,22 @@ const char *spy_module_path(const struct spy_module *m);
 /* ---- env.c ---- */
 
 struct spy_config {
-	char *out;            /* SPYRT_OUT, with %p unexpanded */
-	int out_has_pid;      /* SPYRT_OUT contains %p */
-	uint32_t mode;        /* SPYRT_MODE */
-	uint32_t arcs;        /* SPYRT_ARCS */
-	char *start, *stop;   /* SPYRT_START, SPYRT_STOP */
-	int start_thread;     /* SPYRT_START_THREAD: record only the thread that hit START first */
-	int off;              /* SPYRT_OFF */
-	int ready;            /* SPYRT_READY */
-	uint32_t watch;       /* SPYRT_WATCH: enum gmon_watch */
-	char *target;         /* SPYRT_WATCH=calls:FUNC: FUNC */
-	uint32_t hz;          /* SPYRT_HZ */
-	uint32_t divisor;     /* SPYRT_DIVISOR */
-	char *trace;          /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
-	uint32_t fault_trace; /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
-	uint32_t ntrace;      /* its names */
+	char *out;             /* SPYRT_OUT, with %p unexpanded */
+	int out_has_pid;       /* SPYRT_OUT contains %p */
+	uint32_t mode;         /* SPYRT_MODE */
+	uint32_t arcs;         /* SPYRT_ARCS */
+	char *start, *stop;    /* SPYRT_START, SPYRT_STOP */
+	int start_thread;      /* SPYRT_START_THREAD: record only the thread that hit START first */
+	int off;               /* SPYRT_OFF */
+	int ready;             /* SPYRT_READY */
+	uint32_t watch;        /* SPYRT_WATCH: enum gmon_watch */
+	char *target;          /* SPYRT_WATCH=calls:FUNC: FUNC */
+	uint32_t hz;           /* SPYRT_HZ */
+	uint32_t divisor;      /* SPYRT_DIVISOR */
+	char *trace;           /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
+	uint32_t fault_trace;  /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
+	uint32_t signal_trace; /* SPYRT_SIGNAL_TRACE: signals kept per thread (0: no trace) */
+	uint32_t ntrace;       /* its names */
 };
 
 extern struct spy_config spy_cfg;

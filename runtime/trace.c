@@ -70,6 +70,8 @@ void spy_trace_thread_start(struct spy_thread *t)
 {
 	if (spy_trace_on && !t->trace.ev)
 		t->trace.ev = spy_map(SPY_TRACE_EVENTS * sizeof(*t->trace.ev));
+	if (spy_cfg.signal_trace && !t->strace.ev)
+		t->strace.ev = spy_map((size_t)spy_cfg.signal_trace * sizeof(*t->strace.ev));
 }
 
 void spy_trace_reset(struct spy_thread *t)
@@ -116,8 +118,12 @@ void spy_trace_exit(struct spy_thread *t, uint64_t now)
 
 int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *out)
 {
-	const struct spy_tring *r = kind == GMON_TRACE_FAULTS ? &t->ftrace : &t->trace;
-	uint64_t cap = kind == GMON_TRACE_FAULTS ? spy_cfg.fault_trace : SPY_TRACE_EVENTS;
+	const struct spy_tring *r = kind == GMON_TRACE_FAULTS  ? &t->ftrace :
+				    kind == GMON_TRACE_SIGNALS ? &t->strace :
+								 &t->trace;
+	uint64_t cap = kind == GMON_TRACE_FAULTS  ? spy_cfg.fault_trace :
+		       kind == GMON_TRACE_SIGNALS ? spy_cfg.signal_trace :
+						    SPY_TRACE_EVENTS;
 	uint64_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE), keep, first;
 
 	memset(out, 0, sizeof(*out));
@@ -135,6 +141,82 @@ int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *ou
 		out->ev[i] = r->ev[(first + i) % cap];
 	out->n = keep;
 	return 0;
+}
+
+/* ---- the interruption trace (Multics): SPYRT_SIGNAL_TRACE, signals the program handles ---- */
+
+#define SPY_NSIG_TRACE 65
+/* the program's disposition of each signal whose handler the runtime's stands in for */
+static struct sigaction prog_act[SPY_NSIG_TRACE];
+static int prog_wrapped[SPY_NSIG_TRACE];
+
+static void sig_event(struct spy_thread *t, int sig, void *uc)
+{
+	struct spy_tring *r = &t->strace;
+	struct gmon_tevent *e;
+	uint64_t pc = spy_uc_pc(uc);
+
+	if (!r->ev) {
+		r->lost++;
+		return;
+	}
+	e = &r->ev[r->n % spy_cfg.signal_trace];
+	e->time = spy_cycles();
+	e->func = t->stack && t->depth && !spy_in_runtime(pc) ? t->stack[t->depth - 1].self : 0;
+	e->addr = pc;
+	e->value = 0;
+	e->what = (uint32_t)sig;
+	barrier();
+	r->n++;
+}
+
+/* Every signal the program handles comes here first: recorded, then given to its handler as the
+ * program asked for it (with or without SA_SIGINFO). */
+static void sig_tramp(int sig, siginfo_t *si, void *uc)
+{
+	struct spy_thread *t = spy_tls_thread;
+	struct sigaction *a = &prog_act[sig];
+
+	if (t != &spy_unattached && t != &spy_idle_thread)
+		sig_event(t, sig, uc);
+	if (a->sa_flags & SA_RESETHAND)
+		prog_wrapped[sig] = 0; /* the kernel has put SIG_DFL back */
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, si, uc);
+	else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN)
+		a->sa_handler(sig);
+}
+
+int spy_sigtrace_action(int sig, const struct sigaction *act, struct sigaction *old, int *rc)
+{
+	struct sigaction real, prev;
+	int was = sig < SPY_NSIG_TRACE && prog_wrapped[sig];
+
+	if (sig >= SPY_NSIG_TRACE || !spy_real_sigaction)
+		return 0;
+	prev = prog_act[sig];
+	if (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN) {
+		/* a query, or no handler: the kernel's disposition; the program's handler reads back */
+		*rc = spy_real_sigaction(sig, act, old);
+		if (!*rc && act)
+			prog_wrapped[sig] = 0;
+		if (!*rc && old && was)
+			*old = prev;
+		return 1;
+	}
+	real = *act;
+	real.sa_flags |= SA_SIGINFO;
+	real.sa_sigaction = sig_tramp;
+	prog_act[sig] = *act;
+	*rc = spy_real_sigaction(sig, &real, old);
+	if (*rc) {
+		prog_act[sig] = prev;
+		return 1;
+	}
+	prog_wrapped[sig] = 1;
+	if (old && was)
+		*old = prev;
+	return 1;
 }
 
 /* ---- the missing-page trace (Multics): SPYRT_WATCH=faults, the last SPYRT_FAULT_TRACE faults ---- */

@@ -480,8 +480,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		nthreads++;
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
 	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
-	/* a trace of calls and one of faults per thread at most */
-	p->traces = calloc(2 * (nthreads ? nthreads : 1), sizeof(*p->traces));
+	/* a trace of calls, one of faults and one of signals per thread at most */
+	p->traces = calloc(3 * (nthreads ? nthreads : 1), sizeof(*p->traces));
 	if (!p->threads || !p->samples || !p->traces) {
 		rc = -1;
 		goto out;
@@ -512,6 +512,12 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		}
 		if (p->traces && (t->ftrace.ev || t->ftrace.lost)) {
 			if (spy_trace_collect(t, GMON_TRACE_FAULTS, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
+		if (p->traces && (t->strace.ev || t->strace.lost)) {
+			if (spy_trace_collect(t, GMON_TRACE_SIGNALS, &p->traces[p->ntraces]))
 				rc = -1;
 			else
 				p->ntraces++;

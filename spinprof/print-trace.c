@@ -1,7 +1,9 @@
 /* spinprof --trace: the traces the runtime kept (SPYRT_TRACE's calls, as Cedar's SetTrace printed
  * them; page faults and signals, Multics' traces), every thread's events in one time order, from the
  * model's p->tev; each trace's count of events it kept and dropped first. */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,12 @@ int print_trace(FILE *f, const struct prof *p, const char *what)
 				fprintf(f, "%14.3f %10" PRIu32 "  %-6s %-40s %14.3f\n", t, e->tid, "exit",
 					line, (double)e->value * us);
 			}
+		} else if (e->kind == GMON_TRACE_SIGNALS) {
+			/* the signal, the PC it interrupted, and the innermost instrumented call */
+			const char *nm = e->what < 65 ? sigabbrev_np((int)e->what) : NULL;
+			fprintf(f, "%14.3f %10" PRIu32 "  %-6s SIG%s (%" PRIu32 ") at %s in %s\n", t, e->tid,
+				"signal", nm ? nm : "?", e->what, where(p, e->at, e->addr, b1, sizeof(b1)),
+				e->func != PROF_NONE ? fname(p, e->func) : "-");
 		} else if (e->kind == GMON_TRACE_FAULTS) {
 			/* the address that faulted, the faulting PC, and the innermost instrumented call */
 			fprintf(f, "%14.3f %10" PRIu32 "  %-6s address 0x%" PRIx64 " at %s in %s\n", t,
