@@ -74,10 +74,12 @@ void spy_trace_thread_start(struct spy_thread *t)
 		t->strace.ev = spy_map((size_t)spy_cfg.signal_trace * sizeof(*t->strace.ev));
 }
 
+/* spy_flush and a fork child: every trace of the thread starts empty */
 void spy_trace_reset(struct spy_thread *t)
 {
-	t->trace.n = 0;
-	t->trace.lost = 0;
+	t->trace.n = t->trace.lost = 0;
+	t->ftrace.n = t->ftrace.lost = 0;
+	t->strace.n = t->strace.lost = 0;
 }
 
 /* Filled before the count moves past it, so a write on another thread reads whole events (it

@@ -3,7 +3,8 @@
 # SPYRT_FAULT_TRACE (default 256) page faults, from the fault event's samples (address, PC), in a
 # TRACE record of kind faults. samples/pages.c's toucher writes the first byte of K fresh pages in
 # address order: their K faults are the trace's, each once, at exactly those addresses, in that order,
-# in toucher. The events kept and dropped add up to the faults the samples weigh (the event's own
+# in toucher (a fault the kernel retried because a signal was pending is two events of one address,
+# one after the other: it counted two). The events kept and dropped add up to the faults the samples weigh (the event's own
 # count, read apart). SPYRT_FAULT_TRACE=16 keeps the last 16: the last of toucher's pages, and faults
 # of the profiler's own (its handler's tables; no function), which are in the trace as such; 0 keeps
 # none; a bad value is one line and the default. spinprof --trace prints the faults, in toucher.
@@ -31,8 +32,9 @@ all_pages() {
 	RT_ENV="SPYRT_WATCH=faults" rt_run "$P" $K || return 1
 	rt_dump "$P.out" | grep '^trace'
 	[ "$(rt_dump "$P.out" | grep -c '^trace kind=faults ')" = 1 ] || return 1
-	# toucher's events are the K pages, in order, each once
-	diff <(faults "$P.out" | grep ' toucher$') <(pages "$P.stdout")
+	# toucher's events are the K pages, in order, each once (a fault the kernel retried, a signal
+	# pending as it waited, is two faults of one address, one after the other: uniq)
+	diff <(faults "$P.out" | grep ' toucher$' | uniq) <(pages "$P.stdout")
 }
 check "the K pages' faults, each once, in address order, in toucher" all_pages
 
@@ -51,10 +53,10 @@ last16() {
 	rt_dump "$P.out" | grep '^trace'
 	# the last 16: toucher's last pages, and the profiler's own faults (no function) among them
 	local n
-	n=$(faults "$P.out" | grep -c ' toucher$')
+	n=$(faults "$P.out" | grep ' toucher$' | uniq | wc -l)
 	[ "$(rt_get "$P.out" trace events)" = 16 ] && [ "$n" -ge 1 ] &&
 		[ "$(faults "$P.out" | grep -vc ' toucher$')" = "$(faults "$P.out" | grep -c ' <spontaneous>$')" ] &&
-		diff <(faults "$P.out" | grep ' toucher$') <(pages "$P.stdout" $K $((K - n)))
+		diff <(faults "$P.out" | grep ' toucher$' | uniq) <(pages "$P.stdout" $K $((K - n)))
 }
 check "SPYRT_FAULT_TRACE=16: the last 16 faults, toucher's last pages and the profiler's own" last16
 
@@ -72,8 +74,8 @@ printed() {
 	RT_ENV="SPYRT_WATCH=faults" rt_run "$P" $K || return 1
 	"$SPINPROF" --trace "$P.out" >"$P.txt" || return 1
 	grep -m3 ' fault ' "$P.txt"
-	diff <(awk '$3 == "fault" && $NF == "toucher" { print $5 }' "$P.txt") <(pages "$P.stdout" | cut -d' ' -f1) &&
-		[ "$(awk '$3 == "fault" && $NF == "toucher" && $7 ~ /^toucher\+0x/' "$P.txt" | wc -l)" = $K ] &&
+	diff <(awk '$3 == "fault" && $NF == "toucher" { print $5 }' "$P.txt" | uniq) <(pages "$P.stdout" | cut -d' ' -f1) &&
+		[ "$(awk '$3 == "fault" && $NF == "toucher" && $7 !~ /^toucher\+0x/' "$P.txt" | wc -l)" = 0 ] &&
 		grep -qE "^trace of faults, thread [0-9]+: [0-9]+ events, [0-9]+ dropped" "$P.txt"
 }
 check "spinprof --trace: toucher's faults, their addresses and PCs in toucher" printed

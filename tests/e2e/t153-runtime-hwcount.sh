@@ -3,8 +3,8 @@
 # has one. Where it has none (virtual machines, often), the runtime says so in one line, samples by
 # cpu as by default, and the header says it (flag bit 6, no_hwcount; spinprof's header a line); where
 # it has one, the samples are of that watch and nothing is said. Both take the path of the page-fault
-# watch, a software event: with it, samples/pages.c's toucher is charged exactly its K faults (the
-# weights of the stacks whose innermost frame is toucher, the profiler's own faults apart). A name
+# watch, a software event: with it, the faults the event's count weighs are exactly those its samples
+# (the fault trace) list, and samples/pages.c's toucher's are at its K pages. A name
 # that is no watch is one line and cpu.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -39,15 +39,19 @@ for w in cycles instructions cache-misses; do
 done
 
 shared() {
-	RT_ENV="SPYRT_WATCH=faults SPYRT_FAULT_TRACE=0" rt_run "$P" $K || return 1
-	local n
-	n=$(rt_dump "$P.out" | awk '$1 == "stack" && !/flags=[a-z,]*runtime,/ {
-		w = 0; f = ""; for (i = 2; i <= NF; i++) { if (index($i, "weight=") == 1) w = substr($i, 8); if (index($i, "frames=") == 1) f = substr($i, 8) }
-		split(f, fr, ","); split(fr[1], top, "@"); if (top[1] == "toucher") s += w } END { print s + 0 }')
-	echo "toucher's faults: $n of $K"
-	[ "$n" = $K ]
+	RT_ENV="SPYRT_WATCH=faults SPYRT_FAULT_TRACE=4096" rt_run "$P" $K || return 1
+	# the faults as the event's count weighs them (every stack: a signal's weight is the count since
+	# the last, the handler's own faults included) and as the same event's samples list them (the
+	# fault trace, the handler's own with no function): one number; toucher's samples are at its K
+	# pages, each once
+	local n t u
+	n=$(rt_dump "$P.out" | awk '$1 == "stack" { for (i = 2; i <= NF; i++) if (index($i, "weight=") == 1) s += substr($i, 8) } END { print s + 0 }')
+	t=$(rt_dump "$P.out" | awk '$1 == "tevent"' | wc -l)
+	u=$(rt_dump "$P.out" | awk '$1 == "tevent" && / func=toucher / { for (i = 2; i <= NF; i++) if (index($i, "addr=") == 1) print substr($i, 6) }' | sort -u | wc -l)
+	echo "faults: counted $n, sampled $t; toucher's at $u distinct addresses of $K pages"
+	[ "$n" = "$t" ] && [ "$u" = $K ] && [ "$(rt_get "$P.out" trace dropped)" = 0 ]
 }
-check "the shared path, with the page-fault software event: toucher's $K faults exactly" shared
+check "the shared path, with the page-fault software event: faults counted = sampled; toucher's at its $K pages" shared
 
 badname() {
 	RT_ENV="SPYRT_WATCH=cycle" rt_run "$P" 10 || return 1
