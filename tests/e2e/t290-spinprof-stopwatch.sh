@@ -24,7 +24,7 @@ run_ok() {
 	local i
 	for i in 1 2 3 4 5; do
 		rm -f "$1"
-		SPYRT_OUT="$1" "$P" >/dev/null 2>&1 && [ -s "$1" ] && return 0
+		SPYRT_WATCH=none SPYRT_OUT="$1" "$P" >/dev/null 2>&1 && [ -s "$1" ] && return 0
 	done
 	return 1
 }
