@@ -322,6 +322,34 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		}
 		c->off += 24;
 	}
+	if (c->minor < 3)
+		return;
+	/* revision 3: each function time's stopwatch (outermost calls), at least 44 bytes */
+	if (!c->bad && t->nfstats > rest(c) / 44)
+		cur_fail(c, "%" PRIu64 " stopwatches cannot fit in the %" PRIu64 " bytes left", t->nfstats,
+			 rest(c));
+	for (uint64_t i = 0; t->fstats && i < t->nfstats && need(c, 44, "stopwatch"); i++) {
+		struct gmon_fstat *f = &t->fstats[i];
+		const uint8_t *q = c->p + c->off;
+		uint32_t nh = ld32(q + 40);
+
+		f->outer = ld64(q);
+		f->outer_sum = ld64(q + 8);
+		f->outer_sq[0] = ld64(q + 16);
+		f->outer_sq[1] = ld64(q + 24);
+		f->outer_min = ld64(q + 32);
+		c->off += 44;
+		if (nh > GMON_HIST_BUCKETS) {
+			cur_fail(c, "stopwatch histogram of %" PRIu32 " buckets (at most %d)", nh,
+				 GMON_HIST_BUCKETS);
+			break;
+		}
+		if (!need(c, 8 * (size_t)nh, "stopwatch histogram"))
+			break;
+		for (uint32_t j = 0; j < nh; j++)
+			f->outer_hist[j] = ld64(c->p + c->off + 8 * j);
+		c->off += 8 * (size_t)nh;
+	}
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)
@@ -502,6 +530,31 @@ static void dec_nodes(struct cur *c, struct gmon_nodes *n)
 	}
 }
 
+/* A thread's trace: its events, 36 bytes each. */
+static void dec_trace(struct cur *c, struct gmon_trace *t)
+{
+	t->kind = get_u32(c, "trace kind");
+	t->tid = get_u32(c, "trace thread id");
+	t->dropped = get_u64(c, "trace dropped");
+	t->n = get_count(c, 8, 36, "trace events");
+	if (!c->bad && t->kind > GMON_TRACE_KIND_LAST)
+		return cur_fail(c, "unknown trace kind %" PRIu32, t->kind);
+	t->ev = get_array(c, t->n, sizeof(*t->ev), "trace events");
+	for (uint64_t i = 0; t->ev && i < t->n && need(c, 36, "trace event"); i++) {
+		struct gmon_tevent *e = &t->ev[i];
+		const uint8_t *q = c->p + c->off;
+
+		e->time = ld64(q);
+		e->func = ld64(q + 8);
+		e->addr = ld64(q + 16);
+		e->value = ld64(q + 24);
+		e->what = ld32(q + 32);
+		c->off += 36;
+		if (t->kind == GMON_TRACE_CALLS && e->what > GMON_TEV_EXIT)
+			return cur_fail(c, "unknown call event %" PRIu32, e->what);
+	}
+}
+
 /* Append one zeroed element to a profile array; NULL when memory ran out. */
 static void *grow1(void **items, uint32_t *nr, size_t size)
 {
@@ -585,6 +638,12 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 		if (!e)
 			return cur_oom(c, ((uint64_t)p->nnodesets + 1) * sizeof(*p->nodesets), "nodes");
 		dec_nodes(c, e);
+		break;
+	case GMON_TAG_TRACE:
+		e = grow1((void **)&p->traces, &p->ntraces, sizeof(*p->traces));
+		if (!e)
+			return cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
+		dec_trace(c, e);
 		break;
 	}
 }

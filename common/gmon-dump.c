@@ -128,8 +128,8 @@ static char *esc_dup(const char *s)
 
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	static const char *const hflags[] = { "tsc_invariant", "final",      "forked", "offcpu_none",
-					      "signal",        "incomplete", NULL };
+	static const char *const hflags[] = { "tsc_invariant", "final",      "forked",     "offcpu_none",
+					      "signal",        "incomplete", "no_hwcount", NULL };
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);
@@ -179,7 +179,7 @@ static void dump_nhist(FILE *f, const struct gmon_nhist *h)
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
-	static const char *const tflags[] = { "main", "exited", "offcpu", NULL };
+	static const char *const tflags[] = { "main", "exited", "offcpu", "stopwatch", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
@@ -271,6 +271,16 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->hist[k]);
 					first = 0;
 				}
+			/* revision 3: the stopwatch of the outermost calls (0 without it) */
+			fprintf(f,
+				" outer=%" PRIu64 " outer_sum=%" PRIu64 " outer_sq_hi=%" PRIu64
+				" outer_sq_lo=%" PRIu64 " outer_min=%" PRIu64 " outer_hist=",
+				s->outer, s->outer_sum, s->outer_sq[1], s->outer_sq[0], s->outer_min);
+			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
+				if (s->outer_hist[k]) {
+					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->outer_hist[k]);
+					first = 0;
+				}
 			fputc('\n', f);
 		}
 		for (uint64_t j = 0; j < th->ncounts; j++)
@@ -349,6 +359,21 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				l->count, l->total_ns, l->min_ns, l->max_ns, l->ignored, l->open);
 			dump_nhist(f, &l->hist);
 			fputc('\n', f);
+		}
+	}
+	for (uint32_t i = 0; i < p->ntraces; i++) {
+		const struct gmon_trace *tr = &p->traces[i];
+
+		fprintf(f, "trace kind=%s tid=%" PRIu32 " events=%" PRIu64 " dropped=%" PRIu64 "\n",
+			gmon_trace_kind_name(tr->kind), tr->tid, tr->n, tr->dropped);
+		for (uint64_t j = 0; j < tr->n; j++) {
+			const struct gmon_tevent *e = &tr->ev[j];
+
+			fprintf(f,
+				"tevent tid=%" PRIu32 " time=%" PRIu64 " what=%" PRIu32
+				" func=%s addr=0x%" PRIx64 " value=%" PRIu64 "\n",
+				tr->tid, e->time, e->what, sym_name(&t, e->func, b1, sizeof(b1)), e->addr,
+				e->value);
 		}
 	}
 	for (uint32_t i = 0; i < p->ncounters; i++) {

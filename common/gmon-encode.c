@@ -227,6 +227,22 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 		put_u64(b, o->self);
 		put_u64(b, o->self_pre);
 	}
+	/* revision 3: the stopwatch of each function time's outermost calls, in their order */
+	for (uint64_t i = 0; i < t->nfstats; i++) {
+		const struct gmon_fstat *f = &t->fstats[i];
+		uint32_t nh = GMON_HIST_BUCKETS;
+
+		while (nh && !f->outer_hist[nh - 1])
+			nh--;
+		put_u64(b, f->outer);
+		put_u64(b, f->outer_sum);
+		put_u64(b, f->outer_sq[0]);
+		put_u64(b, f->outer_sq[1]);
+		put_u64(b, f->outer_min);
+		put_u32(b, nh);
+		for (uint32_t j = 0; j < nh; j++)
+			put_u64(b, f->outer_hist[j]);
+	}
 }
 
 static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)
@@ -320,6 +336,23 @@ static void enc_nodes(struct gbuf *b, const struct gmon_nodes *n)
 	}
 }
 
+static void enc_trace(struct gbuf *b, const struct gmon_trace *t)
+{
+	put_u32(b, t->kind);
+	put_u32(b, t->tid);
+	put_u64(b, t->dropped);
+	put_u64(b, t->n);
+	for (uint64_t i = 0; i < t->n; i++) {
+		const struct gmon_tevent *e = &t->ev[i];
+
+		put_u64(b, e->time);
+		put_u64(b, e->func);
+		put_u64(b, e->addr);
+		put_u64(b, e->value);
+		put_u32(b, e->what);
+	}
+}
+
 int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *len)
 {
 	struct gbuf b = { 0 };
@@ -368,6 +401,11 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_nodes(&b, &p->nodesets[i]);
 		rec_end(&b, at, GMON_TAG_NODES, level);
+	}
+	for (uint32_t i = 0; i < p->ntraces; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_trace(&b, &p->traces[i]);
+		rec_end(&b, at, GMON_TAG_TRACE, level);
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);

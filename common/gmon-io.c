@@ -204,7 +204,8 @@ const char *gmon_mode_name(uint32_t mode)
 	return mode < 3 ? names[mode] : "unknown";
 }
 
-static const char *const watch_names[] = { "none", "cpu", "wall", "alloc", "allocbytes", "faults", "calls" };
+static const char *const watch_names[] = { "none",   "cpu",   "wall",   "alloc",        "allocbytes",
+					   "faults", "calls", "cycles", "instructions", "cache-misses" };
 
 const char *gmon_watch_name(uint32_t watch)
 {
@@ -238,10 +239,19 @@ const char *gmon_tag_name(uint32_t tag)
 		return "SAMPLES";
 	case GMON_TAG_NODES:
 		return "NODES";
+	case GMON_TAG_TRACE:
+		return "TRACE";
 	case GMON_TAG_END:
 		return "END";
 	}
 	return "unknown";
+}
+
+const char *gmon_trace_kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "calls", "faults", "signals" };
+
+	return kind <= GMON_TRACE_KIND_LAST ? names[kind] : "unknown";
 }
 
 int gmon_module_at(const struct gmon_profile *p, uint64_t addr)
@@ -312,6 +322,9 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(n->legs);
 	}
 	free(p->nodesets);
+	for (uint32_t i = 0; i < p->ntraces; i++)
+		free(p->traces[i].ev);
+	free(p->traces);
 	for (uint32_t i = 0; i < p->ncounters; i++)
 		free(p->counters[i].name);
 	free(p->counters);

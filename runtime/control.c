@@ -136,6 +136,7 @@ static void init_once(void)
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
+	spy_trace_init();
 	spy_thread_init();
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
 		spy_note_error("pthread_atfork failed: a forked child would not start empty");
@@ -408,6 +409,8 @@ __attribute__((destructor(101))) static void spy_fini(void)
 	else if (spy_watch == GMON_WATCH_CALLS && !spy_watch_addr)
 		spy_note_error("SPYRT_WATCH=calls:%s: no instrumented function has that name",
 			       spy_cfg.target);
+	else if (spy_trace_on)
+		spy_trace_check();
 	/* the program's buffered output goes out first, whatever becomes of the profile (not if
 	 * another thread holds stdout: exit's own flush does not wait for it either) */
 	if (!ftrylockfile(stdout)) {

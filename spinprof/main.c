@@ -21,6 +21,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: spinprof [-pPqQbzslACJxyh] [-I DIRS] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
+	      "                [--stopwatch[=FUNC,...]] [--trace]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
 	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
@@ -48,6 +49,9 @@ static void help(void)
 	      "                 icicle or html: each thread as the root frame of its stacks\n"
 	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1);\n"
 	      "                 --format=dot too (default 0.5 % functions, 0.1 % arcs)\n"
+	      "  --stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
+	      "                 log2 histogram of each function's outermost calls (mode time)\n"
+	      "  --trace        only the traces (SPYRT_TRACE's calls), in time order across threads\n"
 	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
 	      stdout);
 	for (const struct out_format *fm = out_formats; fm->name; fm++)
@@ -146,7 +150,9 @@ int main(int argc, char **argv)
 		OPT_CUTOFF,
 		OPT_DUMP,
 		OPT_FORMAT,
-		OPT_DIFF
+		OPT_DIFF,
+		OPT_STOPWATCH,
+		OPT_TRACE
 	};
 	static const struct option longopts[] = {
 		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
@@ -167,6 +173,8 @@ int main(int argc, char **argv)
 		{ "all-lines", no_argument, NULL, 'x' },
 		{ "directory-path", required_argument, NULL, 'I' },
 		{ "separate-files", no_argument, NULL, 'y' },
+		{ "stopwatch", optional_argument, NULL, OPT_STOPWATCH },
+		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, diff = 0, c;
@@ -181,7 +189,8 @@ int main(int argc, char **argv)
 	size_t nsrc_dirs = 0;
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
-	int cutoff_given = 0;
+	int cutoff_given = 0, stopwatch = 0, trace = 0;
+	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
 	char *end;
 	opterr = 0;
 	int li;
@@ -293,6 +302,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_STOPWATCH:
+			stopwatch = 1;
+			watch_funcs = optarg && optarg[0] ? optarg : NULL;
+			break;
+		case OPT_TRACE:
+			trace = 1;
+			break;
 		case OPT_DUMP:
 			dump = 1;
 			break;
@@ -386,7 +402,11 @@ int main(int argc, char **argv)
 	so.brief = (flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
-	if (format) {
+	if (trace && !format) {
+		rc = print_trace(f, &p, so.what);
+	} else if (stopwatch && !format) {
+		rc = print_stopwatch(f, &p, watch_funcs, so.what);
+	} else if (format) {
 		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
 				       cutoff_given, flags,      (so.sections & SPY_THREADS) != 0 };
 		rc = format->write(f, &p, &oo);
@@ -415,6 +435,8 @@ int main(int argc, char **argv)
 			print_exec_counts(f, &p, (flags & PRINT_ZEROS) != 0, &first);
 		if (annotate)
 			print_source(f, &p, &srco, &first);
+		if (!only_flat && !only_graph && !annotate && !exec_count)
+			print_stopwatch_top(f, &p, 10);
 		if (!only_flat && !only_graph && !annotate && !exec_count && sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);

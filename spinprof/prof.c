@@ -85,6 +85,8 @@ void prof_release(struct prof *p)
 	free(p->items);
 	free(p->arcs);
 	free(p->func_off);
+	free(p->watch);
+	free(p->tev);
 	free(p->arc_off);
 	free(p->arc_hash);
 	free(p->child_arcs);

@@ -68,6 +68,25 @@ struct prof_off {
 	double incl, self, pre;
 };
 
+/* A function's stopwatch (spy time mode, format revision 3), over every thread and profile summed:
+ * its outermost calls (those not inside another of its own: SystemTap's stopwatch and Multics'
+ * metering time whole calls), their wall cycles summed and squared, the shortest, the longest and
+ * the log2 histogram (bucket b: [2^b, 2^(b+1)) cycles, bucket 0 also 0). */
+struct prof_watch {
+	uint64_t n, sum, min, max;
+	long double sq;
+	uint64_t hist[GMON_HIST_BUCKETS];
+};
+
+/* One traced event (TRACE records, any kind), in p->tev by time across threads: func the function
+ * (index; PROF_NONE unknown), the rest as the file's (gmon_tevent); seq its order in the file. */
+struct prof_tevent {
+	uint64_t time, addr, value;
+	uint32_t tid, kind, what, func;
+	uint32_t at; /* the function holding the call site (calls, signals) or the PC (faults) */
+	size_t seq;
+};
+
 enum prof_kind {
 	PROF_GNU = 0, /* glibc gmon.out with an executable */
 	PROF_SPY = 1,
@@ -92,6 +111,10 @@ struct prof {
 	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
 	struct prof_off *func_off;
 	double *arc_off;
+	/* by function index (of [0, nsyms)); NULL when no thread of the profiles has stopwatches */
+	struct prof_watch *watch;
+	struct prof_tevent *tev; /* every trace's events by time; NULL when none */
+	size_t ntev;
 	long granularity; /* bytes per histogram bin (GNU) */
 	int lines;        /* -l: the functions are source lines too (GNU), as gprof's line granularity */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
@@ -170,5 +193,17 @@ void print_index(FILE *f, struct prof *p, unsigned flags);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+
+/* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
+ * function with outermost calls, by total time), each a line of statistics and a SystemTap
+ * @hist_log histogram; 0, or -1 after one line on stderr (what names the profile). */
+int print_stopwatch(FILE *f, const struct prof *p, const char *funcs, const char *what);
+/* The default report's short table: the n functions of most total time, count, min, avg, max and
+ * standard deviation of their outermost calls. Nothing without stopwatches. */
+void print_stopwatch_top(FILE *f, const struct prof *p, int n);
+
+/* print-trace.c: the traces (SPYRT_TRACE's calls; faults; signals) in time order across threads,
+ * after each trace's count of events and of those it dropped; 0, or -1 after one line on stderr. */
+int print_trace(FILE *f, const struct prof *p, const char *what);
 
 #endif
