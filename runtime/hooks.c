@@ -311,6 +311,9 @@ out:
 		spy_park(t);
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
@@ -475,6 +478,9 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		spy_park(t);
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
@@ -564,6 +570,9 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 out:
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /*
@@ -631,6 +640,9 @@ SPY_EXPORT void __spy_catch(void)
 		t->overflow = 0;
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */

@@ -125,6 +125,8 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		foreign_now();
 	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		return spy_sig_action(sig, act, old); /* signals.c */
+	if (spy_sig_nest_wraps(sig))
+		return spy_sig_nest_action(sig, act, old); /* sig-nest.c */
 	return spy_real_sigaction(sig, act, old);
 }
 
@@ -147,6 +149,19 @@ SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 		sigemptyset(&a.sa_mask);
 		sigaddset(&a.sa_mask, sig);
 		if (spy_sig_action(sig, &a, &o))
+			return SIG_ERR;
+		return o.sa_handler;
+	}
+	if (spy_sig_nest_wraps(sig) && spy_real_sigaction) {
+		/* signal()'s BSD semantics, as glibc's, through the handler that nests (sig-nest.c) */
+		struct sigaction a, o;
+
+		memset(&a, 0, sizeof(a));
+		a.sa_handler = h;
+		a.sa_flags = SA_RESTART;
+		sigemptyset(&a.sa_mask);
+		sigaddset(&a.sa_mask, sig);
+		if (spy_sig_nest_action(sig, &a, &o))
 			return SIG_ERR;
 		return o.sa_handler;
 	}

@@ -591,6 +591,14 @@ void spy_sig_write_end(void);
 /* From spy_park: the termination signal left to this thread's next hook is acted on now. */
 void spy_sig_deferred(void);
 
+/* sig-nest.c: the program's own handlers run nested on the interrupted thread's shadow stack. */
+int spy_sig_nest_wraps(int sig); /* a signal whose handlers the runtime wraps */
+/* sigaction() for such a signal: the handler runs through the runtime's, and reads back as given. */
+int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* Signals of this thread that landed in a slow path: blocked until it is done (bit per signal). */
+extern SPY_TLS uint64_t spy_nest_deferred;
+void spy_sig_nest_release(void);
+
 /* ---- time ---- */
 
 static inline uint64_t spy_cycles(void)

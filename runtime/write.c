@@ -671,6 +671,8 @@ static int write_profile(const char *path, int final)
 	spy_samp_quiet--;
 	if (real)
 		me->busy = busy;
+	if (!busy && unlikely(spy_nest_deferred)) /* a handler that landed in the write (sig-nest.c) */
+		spy_sig_nest_release();
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
