@@ -166,7 +166,7 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
-	static const char *const tflags[] = { "main", "exited", "offcpu", NULL };
+	static const char *const tflags[] = { "main", "exited", "offcpu", "folded", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;

@@ -14,7 +14,7 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 2u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time */
+#define GMON_SPY_MINOR 3u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: folded threads */
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -79,6 +79,8 @@ enum gmon_thread_flags {
 	GMON_THREAD_EXITED = 1u << 1, /* ended before the file was written */
 	/* revision 2: off-CPU time measured: its arcs' and functions' incl and self are CPU time */
 	GMON_THREAD_OFFCPU = 1u << 2,
+	/* revision 3: exited threads summed into one record, tid 0 (counter threads_folded: how many) */
+	GMON_THREAD_FOLDED = 1u << 3,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles

@@ -365,8 +365,9 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
-	uint32_t parked;     /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu; /* 1 + its CPU clock when a freeze found it asleep */
+	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
+	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -441,6 +442,20 @@ static inline int spy_offcpu_pending(const struct spy_thread *t)
 {
 	return __atomic_load_n(t->sw_head, __ATOMIC_RELAXED) != t->sw_seen;
 }
+
+/* fold.c: exited threads past the busiest SPY_KEEP_THREADS are summed into spy_folded (not listed,
+ * state exited, tid 0), their records reused. Under spy_lock. */
+#define SPY_KEEP_THREADS 32
+extern struct spy_thread spy_folded;
+extern uint64_t spy_folded_threads; /* threads summed into it */
+extern uint64_t spy_folded_ticks;   /* their expected sampling ticks */
+/* A retiring thread's: fold the least busy exited thread when more than SPY_KEEP_THREADS are kept. */
+void spy_fold_exited(void);
+struct spy_thread *spy_spare_pop(void); /* a folded thread's record, or NULL (any context) */
+void spy_fold_forget(void);             /* spy_flush, fork child */
+void spy_fold_compact(void);            /* merge the aggregate's equal entries (before writing) */
+/* write.c: sort and merge a thread's entries with equal keys (arcs with their off-CPU times). */
+void spy_merge_thread(struct gmon_thread *t);
 
 /* hooks.c */
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);

@@ -94,9 +94,9 @@ endline() {
 	recs=$(($(grep -c '^module ' dump.txt) + 1 + $(grep -c '^thread ' dump.txt) + 2 + $(grep -c '^sampling ' dump.txt)))
 	want="end revision=$rev records=$recs length=$size file=calls.out"
 	[ "$(tail -n 1 dump.txt)" = "$want" ] || { echo "want: $want"; tail -n 1 dump.txt; return 1; }
-	[ "$rev" -eq 2 ]
+	[ "$rev" -eq 3 ]
 }
-check "the end line: revision 2, the records and the file's length" endline
+check "the end line: revision 3, the records and the file's length" endline
 
 same_as_tool() {
 	"$T/gmon-dump" calls.out >"$T/tool.txt" || return 1
