@@ -4,11 +4,12 @@
 # COUNTERS threads_folded). N short threads, B at a time, each calls mid 3 times (mid calls leaf
 # twice), one of them mid 300 times: counts and arcs exact and summed over the records, kept + folded
 # = N, the busy thread kept apart, the self-check holds, spinprof's header says how many were folded;
-# in modes time (sampling on), arcs and count, one at a time and 8 at a time. The peak RSS of 20,000
-# threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept per thread).
+# in modes time (sampling on), arcs and count, one at a time and 8 at a time; sampled stacks folded
+# too. The peak RSS of 20,000 threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept
+# per thread).
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 7
+tap_plan 8
 
 cat >"$T/x.c" <<'EOC'
 #include <pthread.h>
@@ -90,6 +91,23 @@ check "mode time, 2000 threads 8 at a time: exact, records reused by running thr
 check "mode arcs, 2000 threads 8 at a time: exact" folded 2000 8 arcs
 check "mode count, 2000 threads 8 at a time: exact counts" folded 2000 8 count
 check "mode time, 20000 threads 8 at a time: exact" folded 20000 8
+
+# every call of leaf a sample (SPYRT_WATCH=calls:leaf): the folded record's stacks (tid 0) hold the
+# folded threads' 6 each, merged into one stack per call site of leaf, and all stacks hold every call
+samples() {
+	local n=2000
+	RT_ENV="SPYRT_WATCH=calls:leaf" rt_run "$X" $n 8 || return 1
+	rt_dump "$X.out" | awk -v n=$n '
+		$1 == "stack" { c = substr($3, 7); all += c; if ($2 == "tid=0") { f += c; fs++ } }
+		END {
+			want = 2 * ((n - 1) * 3 + 300)
+			if (all != want || f != 6 * (n - 32) || fs != 2) {
+				printf "samples %d (want %d), folded %d in %d stacks (want %d in 2)\n", all, want, f, fs, 6 * (n - 32)
+				exit 1
+			}
+		}'
+}
+check "SPYRT_WATCH=calls:leaf, 2000 threads: the folded stacks merged, every call sampled" samples
 
 # peak memory: 20,000 threads less than twice 2,000 (a thread kept ~4 KB: 8.7 times before)
 rss() {
