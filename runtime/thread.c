@@ -122,7 +122,6 @@ static struct spy_thread *thread_make(void)
 	t->sw_head = &spy_offcpu_none;
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
-	__atomic_fetch_add(&threads_made, 1, __ATOMIC_SEQ_CST);
 	if (reused) {
 		__atomic_store_n(&t->state, SPY_THREAD_LIVE, __ATOMIC_SEQ_CST);
 	} else {
@@ -132,6 +131,8 @@ static struct spy_thread *thread_make(void)
 						    __ATOMIC_RELAXED))
 			;
 	}
+	/* listed (or live again): as a new head of the list, a freeze sees it (spy_frozen_still) */
+	__atomic_fetch_add(&threads_made, 1, __ATOMIC_SEQ_CST);
 	tls_rec = t;
 	/* its timer or event, on its own thread */
 	spy_samp_thread_start(t);
