@@ -5,11 +5,11 @@
 # twice), one of them mid 300 times: counts and arcs exact and summed over the records, kept + folded
 # = N, the busy thread kept apart, the self-check holds, spinprof's header says how many were folded;
 # in modes time (sampling on), arcs and count, one at a time and 8 at a time; sampled stacks folded
-# too. The peak RSS of 20,000 threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept
+# too; exit() while threads are made and folded keeps the self-check. The peak RSS of 20,000 threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept
 # per thread).
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 8
+tap_plan 9
 
 cat >"$T/x.c" <<'EOC'
 #include <pthread.h>
@@ -108,6 +108,51 @@ samples() {
 		}'
 }
 check "SPYRT_WATCH=calls:leaf, 2000 threads: the folded stacks merged, every call sampled" samples
+
+# exit() while two threads keep making short threads, whose records are folded and reused as the
+# profile is written: the self-check holds in every run (10 runs, modes time and arcs)
+cat >"$T/st.c" <<'EOC'
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "sample.h"
+NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
+NOINL unsigned mid(unsigned x) { unsigned s = leaf(x); BARRIER(); return s + leaf(s); }
+NOINL void *worker(void *arg) { unsigned s = 0; for (long i = 0; i < (long)arg; i++) s += mid(i); return s == 7 ? arg : NULL; }
+NOINL void *spawner(void *arg)
+{
+	for (;;) {
+		pthread_t t[4];
+		for (int k = 0; k < 4; k++)
+			pthread_create(&t[k], NULL, worker, arg);
+		for (int k = 0; k < 4; k++)
+			pthread_join(t[k], NULL);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t a, b;
+	pthread_create(&a, NULL, spawner, (void *)3L);
+	pthread_create(&b, NULL, spawner, (void *)50L);
+	usleep(300000);
+	exit(0);
+}
+EOC
+racing() {
+	local i mode
+	rt_cc "$T/st" "$CC" "$T/st.c" || return 1
+	for mode in time arcs; do
+		for ((i = 0; i < 5; i++)); do
+			RT_ENV="SPYRT_MODE=$mode" rt_run "$T/st" || return 1
+			"$SPY_BUILD/spinprof" "$T/st.out" >"$T/st.report" 2>&1 || { head -n 3 "$T/st.report"; return 1; }
+			grep -q '^threads: [0-9]* (one of them [0-9]* exited threads folded together)' "$T/st.report" &&
+				grep -q '^self-check: [0-9]* functions, add-one counts equal' "$T/st.report" &&
+				! grep '^mismatch' "$T/st.report" || { echo "$mode run $i"; grep '^threads' "$T/st.report"; return 1; }
+		done
+	done
+}
+check "exit() while threads are made, folded and reused: self-check holds (10 runs)" racing
 
 # peak memory: 20,000 threads less than twice 2,000 (a thread kept ~4 KB: 8.7 times before)
 rss() {
