@@ -112,6 +112,18 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 	t->abandoned += (uint64_t)abandoned;
 }
 
+/* Add one to an arc's count in one instruction where there is one (x86-64's add to memory, without
+ * lock: the thread's own counter), so that a signal handler calling through the same arc between
+ * the load and the store of an increment cannot have its calls overwritten (sig-nest.c). */
+static inline __attribute__((always_inline)) void count_one(uint64_t *c)
+{
+#if defined(__x86_64__)
+	__asm__("addq $1, %0" : "+m"(*c));
+#else
+	(*c)++;
+#endif
+}
+
 /* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
  * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one.
  * In mode arcs only what the stack's readers need (unwinding checks, samples) is written. */
@@ -124,7 +136,7 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 	uint32_t fi = timed ? a->func : 0; /* read once: the frame's stores may alias it */
 	uint64_t caller = f[-1].self;
 
-	a->count++;
+	count_one(&a->count);
 	f->sp = sp;
 	f->self = self;
 	f->call_site = cs;
@@ -431,7 +443,7 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 		/* a new caller of the arc: the slow path says so (push_frame_as) */
 		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
 			goto slow;
-		arc->count++;
+		count_one(&arc->count);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
 		t->depth = n;

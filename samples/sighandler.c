@@ -2,7 +2,8 @@
  * times (argv[1], default 5000) by a 5 kHz setitimer while main loops in mid (which calls leaf
  * twice): on_alarm N, hmid N, hleaf 2N, and mid's and leaf's counts whatever the loop made, leaf's
  * exactly twice mid's. argv[2]: "info" installs it with SA_SIGINFO, "signal" with signal(), else
- * plain sigaction. It checks that reading the action back gives its own handler (exit 3 if not). */
+ * plain sigaction; "shared": on_alarm also calls mid, the loop's own code (on_alarm -> mid N times).
+ * It checks that reading the action back gives its own handler (exit 3 if not). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,18 @@
 #include "sample.h"
 
 static volatile int handled;
+static int shared;
 NOINL unsigned hleaf(unsigned x) { BARRIER(); return x * 3 + 1; }
 NOINL unsigned hmid(unsigned x) { unsigned s = hleaf(x); BARRIER(); return s + hleaf(s); }
-NOINL void on_alarm(int sig) { (void)sig; hmid((unsigned)handled); handled++; }
+NOINL unsigned mid(unsigned x);
+NOINL void on_alarm(int sig)
+{
+	(void)sig;
+	hmid((unsigned)handled);
+	if (shared)
+		mid((unsigned)handled);
+	handled++;
+}
 NOINL void on_alarm_info(int sig, siginfo_t *si, void *uc) { (void)si; (void)uc; on_alarm(sig); }
 NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
 NOINL unsigned mid(unsigned x) { unsigned s = leaf(x); BARRIER(); return s + leaf(s); }
@@ -26,6 +36,7 @@ int main(int argc, char **argv)
 	int want = argc > 1 ? atoi(argv[1]) : 5000;
 	unsigned s = 0;
 
+	shared = !strcmp(how, "shared");
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;

@@ -5,13 +5,14 @@
 # and arcs alike), on_alarm spontaneous, leaf's calls all from mid; no frame abandoned or unmatched
 # and spinprof's self-check holds: in modes time and arcs, code built with mode=arcs, with every hook
 # on the slow path (SPYRT_START, where a handler that lands in a hook waits for it), installed with
-# SA_SIGINFO and with signal(), and reading the action back gives the program's handler.
+# SA_SIGINFO and with signal(), and reading the action back gives the program's handler; a handler
+# calling the very code it interrupts (its arcs' counts are added to in one instruction).
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
 case $SPY_SAN_FLAGS in
 *address*) tap_skip_all "ASan intercepts sigaction itself: the runtime does not wrap handlers there (sample-sig.c)" ;;
 esac
-tap_plan 7
+tap_plan 8
 
 N=5000
 check "the sample builds" rt_cc "$T/sh" "$CC" "$SAMPLES/sighandler.c"
@@ -19,7 +20,7 @@ check "the sample builds with mode=arcs" rt_cc "$T/sha" "$CC" -fplugin-arg-spyin
 	"$SAMPLES/sighandler.c"
 
 # exact PROG N [HOW]: run, then every fact the handler's construction fixes (HOW info: on_alarm is
-# called by on_alarm_info, the handler)
+# called by on_alarm_info, the handler; shared: on_alarm calls mid too)
 exact() {
 	local prog=$1 f
 	rt_run "$@" || return 1
@@ -36,6 +37,8 @@ exact() {
 			} else {
 				want["arc <spontaneous> on_alarm"] = n
 			}
+			if (info == "shared")
+				want["arc on_alarm mid"] = n
 			want["arc mid leaf"] = 2 * v["func mid"]
 			want["func leaf"] = 2 * v["func mid"]
 			for (k in want) if (v[k] != want[k]) { print k ": " v[k] + 0 ", want " want[k]; bad = 1 }
@@ -62,4 +65,5 @@ check "code built with mode=arcs: the same" exact "$T/sha" $N
 check "every hook on the slow path (SPYRT_START=main), SA_SIGINFO: the same" \
 	with SPYRT_START=main exact "$T/sh" $N info
 check "installed with signal(): the same" exact "$T/sh" $N signal
+check "the handler calls mid, the code it interrupts (the same arcs): the same" exact "$T/sh" $N shared
 tap_done
