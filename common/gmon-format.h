@@ -87,6 +87,8 @@ enum gmon_thread_flags {
 	GMON_THREAD_OFFCPU = 1u << 2,
 	/* revision 3: its function times have the stopwatch of their outermost calls */
 	GMON_THREAD_STOPWATCH = 1u << 3,
+	/* revision 3: exited threads summed into one record, tid 0 (counter threads_folded: how many) */
+	GMON_THREAD_FOLDED = 1u << 4,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles

@@ -326,6 +326,7 @@ SPY_EXPORT void spy_flush(void)
 			t->arcs.dropped_arcs = t->arcs.dropped_funcs = 0;
 			spy_samp_forget(t); /* live threads empty their stack tables at their next sample */
 		}
+	spy_fold_forget();
 	spy_ctl_set(spy_ctl + (1ull << 8));
 	pthread_mutex_unlock(&spy_lock);
 }

@@ -77,4 +77,7 @@ void spy_counts_total(uint64_t *sum, uint32_t n)
 					sum[t->data.counts[i].slot] += t->data.counts[i].count;
 		}
 	}
+	for (uint64_t i = 0; i < spy_folded.data.ncounts; i++) /* folded threads' (fold.c) */
+		if (spy_folded.data.counts[i].slot < n)
+			sum[spy_folded.data.counts[i].slot] += spy_folded.data.counts[i].count;
 }

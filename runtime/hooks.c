@@ -125,6 +125,18 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 	t->abandoned += (uint64_t)abandoned;
 }
 
+/* Add one to an arc's count in one instruction where there is one (x86-64's add to memory, without
+ * lock: the thread's own counter), so that a signal handler calling through the same arc between
+ * the load and the store of an increment cannot have its calls overwritten (sig-nest.c). */
+static inline __attribute__((always_inline)) void count_one(uint64_t *c)
+{
+#if defined(__x86_64__)
+	__asm__("addq $1, %0" : "+m"(*c));
+#else
+	(*c)++;
+#endif
+}
+
 /* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
  * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one.
  * In mode arcs only what the stack's readers need (unwinding checks, samples) is written. */
@@ -138,7 +150,7 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 	uint32_t fi = SPY_ARC_FUNC(w);
 	uint64_t caller = f[-1].self;
 
-	a->count++;
+	count_one(&a->count);
 	f->sp = sp;
 	f->self = self;
 	f->call_site = cs;
@@ -329,6 +341,9 @@ out:
 		spy_park(t);
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
@@ -447,7 +462,7 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 		/* a new caller of the arc: the slow path says so (push_frame_as) */
 		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
 			goto slow;
-		arc->count++;
+		count_one(&arc->count);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
 		t->depth = n;
@@ -494,6 +509,9 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		spy_park(t);
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
@@ -583,6 +601,9 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 out:
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /*
@@ -650,6 +671,9 @@ SPY_EXPORT void __spy_catch(void)
 		t->overflow = 0;
 	barrier();
 	t->busy = 0;
+	/* a program's signal handler that landed here runs now (sig-nest.c) */
+	if (unlikely(spy_nest_deferred))
+		spy_sig_nest_release();
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */

@@ -91,6 +91,18 @@ struct gmon_sampling *spy_samp_totals(void)
 		g->alloc_bytes += s->alloc_bytes;
 		g->handler_cycles += s->handler_cycles;
 	}
+	{ /* the folded threads' (fold.c) */
+		const struct spy_samp *s = &spy_folded.samp;
+
+		time_ns += spy_folded_ticks;
+		g->taken += s->taken;
+		g->missed += s->missed;
+		g->in_runtime += s->in_runtime;
+		g->dropped += s->dropped;
+		g->allocs += s->allocs;
+		g->alloc_bytes += s->alloc_bytes;
+		g->handler_cycles += s->handler_cycles;
+	}
 	if (spy_cfg.watch == GMON_WATCH_CPU || spy_cfg.watch == GMON_WATCH_WALL)
 		g->expected = time_ns;
 	if (!getrusage(RUSAGE_SELF, &ru)) {

@@ -205,15 +205,19 @@ uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags)
 {
 	struct gmon_frame *f = scratch(&t->samp);
 	const struct spy_frame *st = t->stack;
-	uint32_t n = d > SPY_SAMP_DEPTH ? SPY_SAMP_DEPTH : d;
+	uint32_t n = d > SPY_SAMP_DEPTH ? SPY_SAMP_DEPTH : d, k = 0;
 
 	if (d > n)
 		*flags |= GMON_STACK_CUT;
-	for (uint32_t k = 0; k < n; k++) {
-		f[k].func = st[d - 1 - k].self;
-		f[k].call_site = st[d - 1 - k].call_site;
+	for (uint32_t i = d; k < n && i > 0; i--) {
+		/* the mark under a program's signal handler (sig-nest.c) is no call */
+		if (unlikely(st[i - 1].self == GMON_CALLER_NONE))
+			continue;
+		f[k].func = st[i - 1].self;
+		f[k].call_site = st[i - 1].call_site;
+		k++;
 	}
-	return n;
+	return k;
 }
 
 static uint64_t page_mask = ~(uint64_t)4095;

@@ -314,7 +314,7 @@ int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!__atomic_load_n(&ours[sig], __ATOMIC_ACQUIRE)) {
 		if (!act || act->sa_handler != SIG_DFL)
-			return spy_real_sigaction(sig, act, old);
+			return spy_sig_nest_action(sig, act, old); /* the program's handler nests */
 		/* the program gives the signal its default action back: the runtime's again */
 		if (old && spy_real_sigaction(sig, NULL, old))
 			return -1;
@@ -331,5 +331,5 @@ int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old)
 		return 0;
 	}
 	__atomic_store_n(&ours[sig], 0, __ATOMIC_RELEASE);
-	return spy_real_sigaction(sig, act, NULL);
+	return spy_sig_nest_action(sig, act, NULL);
 }

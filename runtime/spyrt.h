@@ -198,10 +198,9 @@ void spy_trace_init(void);
 void spy_fault_trace_start(struct spy_thread *t);
 void spy_fault_trace_drain(struct spy_thread *t, uint64_t now);
 void spy_fault_ring_close(struct spy_samp *s);
-/* The interruption trace (SPYRT_SIGNAL_TRACE): the program's handlers are called through the
- * runtime's, which records each signal first. sigaction() for such a signal: 1 when handled here
- * (the result in *rc), 0 when the caller goes on as without the trace. */
-int spy_sigtrace_action(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
+/* The interruption trace (SPYRT_SIGNAL_TRACE): sig-nest.c's trampoline, through which the program's
+ * handlers run, records each signal here first (t: the thread, attached). */
+void spy_sigtrace_event(struct spy_thread *t, int sig, void *uc);
 /* At the end: a name of SPYRT_TRACE no registered function has is the run's error. */
 void spy_trace_check(void);
 
@@ -428,6 +427,7 @@ struct spy_thread {
 	} trace, ftrace, strace; /* calls; page faults (SPYRT_FAULT_TRACE); signals (SPYRT_SIGNAL_TRACE) */
 	uint32_t parked;         /* held in a hook while a write reads the tables (spy_freeze) */
 	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
+	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -502,6 +502,20 @@ static inline int spy_offcpu_pending(const struct spy_thread *t)
 {
 	return __atomic_load_n(t->sw_head, __ATOMIC_RELAXED) != t->sw_seen;
 }
+
+/* fold.c: exited threads past the busiest SPY_KEEP_THREADS are summed into spy_folded (not listed,
+ * state exited, tid 0), their records reused. Under spy_lock. */
+#define SPY_KEEP_THREADS 32
+extern struct spy_thread spy_folded;
+extern uint64_t spy_folded_threads; /* threads summed into it */
+extern uint64_t spy_folded_ticks;   /* their expected sampling ticks */
+/* A retiring thread's: fold the least busy exited thread when more than SPY_KEEP_THREADS are kept. */
+void spy_fold_exited(void);
+struct spy_thread *spy_spare_pop(void); /* a folded thread's record, or NULL (any context) */
+void spy_fold_forget(void);             /* spy_flush, fork child */
+void spy_fold_compact(void);            /* merge the aggregate's equal entries (before writing) */
+/* write.c: sort and merge a thread's entries with equal keys (arcs with their off-CPU times). */
+void spy_merge_thread(struct gmon_thread *t);
 
 /* hooks.c */
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);
@@ -667,6 +681,14 @@ void spy_sig_write_begin(void);
 void spy_sig_write_end(void);
 /* From spy_park: the termination signal left to this thread's next hook is acted on now. */
 void spy_sig_deferred(void);
+
+/* sig-nest.c: the program's own handlers run nested on the interrupted thread's shadow stack. */
+int spy_sig_nest_wraps(int sig); /* a signal whose handlers the runtime wraps */
+/* sigaction() for such a signal: the handler runs through the runtime's, and reads back as given. */
+int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* Signals of this thread that landed in a slow path: blocked until it is done (bit per signal). */
+extern SPY_TLS uint64_t spy_nest_deferred;
+void spy_sig_nest_release(void);
 
 /* ---- time ---- */
 

@@ -1,12 +1,14 @@
 /* Per-thread records: made on a thread's first count or hook (lock-free, since that may happen inside
  * a hook or a signal handler), given tables on its first hook, and retired when the thread exits: the
- * data is compacted into malloc'ed arrays and the tables' memory returned, so a program that runs
- * thousands of short threads keeps their data but not their address space. */
+ * data is compacted into malloc'ed arrays and the tables' memory returned; past the busiest exited
+ * threads the data is folded into one record and the record reused (fold.c), so a program that runs
+ * thousands of short threads keeps neither their address space nor their records. */
 #include "spyrt.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
@@ -81,26 +83,56 @@ struct spy_thread *spy_thread_self(void)
 	return t;
 }
 
+/* A folded thread's record made new: every field but the list's link, which readers may be
+ * following, and the state, which says gone until the record is listed as live again. */
+static void record_clear(struct spy_thread *t)
+{
+	const size_t next = offsetof(struct spy_thread, next), state = offsetof(struct spy_thread, state);
+
+	_Static_assert(offsetof(struct spy_thread, next) < offsetof(struct spy_thread, state),
+		       "the link before the state");
+	memset(t, 0, next);
+	memset((char *)t + next + sizeof(t->next), 0, state - next - sizeof(t->next));
+	memset((char *)t + state + sizeof(t->state), 0, sizeof(*t) - state - sizeof(t->state));
+}
+
+/* Records made or reused: a write's freeze sees a new thread by it (spy_frozen_still). */
+static uint64_t threads_made;
+
 static struct spy_thread *thread_make(void)
 {
 	struct spy_thread *t;
+	int reused;
 
 	if (!spy_try_init())
 		return NULL;
-	t = arena_alloc(sizeof(*t));
+	t = spy_spare_pop();
+	reused = t != NULL;
+	if (reused)
+		record_clear(t);
+	else
+		t = arena_alloc(sizeof(*t));
 	if (!t)
 		return NULL;
-	memset(t, 0, sizeof(*t));
+	if (!reused)
+		memset(t, 0, sizeof(*t));
 	t->tid = gettid();
 	t->main = t->tid == getpid();
 	t->start_ns = spy_now_ns(CLOCK_REALTIME);
-	t->state = SPY_THREAD_LIVE;
 	t->sw_head = &spy_offcpu_none;
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
-	t->next = __atomic_load_n(&spy_threads, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&spy_threads, &t->next, t, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
+	if (reused) {
+		__atomic_store_n(&t->state, SPY_THREAD_LIVE, __ATOMIC_SEQ_CST);
+	} else {
+		t->state = SPY_THREAD_LIVE;
+		t->next = __atomic_load_n(&spy_threads, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&spy_threads, &t->next, t, 0, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
+	}
+	/* listed (or live again): as a new head of the list, a freeze sees it (spy_frozen_still) */
+	__atomic_fetch_add(&threads_made, 1, __ATOMIC_SEQ_CST);
 	tls_rec = t;
 	/* its timer or event, on its own thread */
 	spy_samp_thread_start(t);
@@ -339,7 +371,11 @@ static void release_tables(struct spy_thread *t)
 	t->counts = NULL;
 }
 
-/* The thread is ending: what it still has open ends now (pthread_exit), its data is compacted. */
+/* What a retired thread's late destructors find as their record: not live, so they count nowhere. */
+static struct spy_thread retired = { .state = SPY_THREAD_EXITED };
+
+/* The thread is ending: what it still has open ends now (pthread_exit), its data is compacted, and
+ * past SPY_KEEP_THREADS exited threads the least busy one is folded (fold.c). */
 static void thread_retire(struct spy_thread *t)
 {
 	spy_tls_thread = &spy_idle_thread;
@@ -355,6 +391,9 @@ static void thread_retire(struct spy_thread *t)
 		t->end_ns = spy_now_ns(CLOCK_REALTIME);
 		release_tables(t);
 		__atomic_store_n(&t->state, SPY_THREAD_EXITED, __ATOMIC_RELEASE);
+		/* its record may be folded and reused from now on */
+		tls_rec = &retired;
+		spy_fold_exited();
 	}
 	pthread_mutex_unlock(&spy_lock);
 	/* counts made by destructors that run after this one land here, not in freed memory */
@@ -396,6 +435,7 @@ void spy_thread_atfork_child(void)
 		spy_samp_forget(t);
 		t->state = SPY_THREAD_GONE;
 	}
+	spy_fold_forget();
 	if (self) {
 		self->tid = gettid();
 		self->main = 1;
@@ -417,6 +457,7 @@ void spy_thread_atfork_child(void)
 
 uint32_t spy_frozen;                   /* futex word: 1 while a write holds the threads */
 static struct spy_thread *freeze_head; /* the newest record when the threads were held */
+static uint64_t freeze_made;           /* records made or reused by then */
 
 /* Longest a thread stays held: a write that takes longer (or a program whose held thread keeps a lock
  * the writer needs, such as an instrumented malloc's) costs consistency, never a hang. */
@@ -510,6 +551,7 @@ void spy_freeze(struct spy_thread *self)
 		}
 		if (all || spy_now_ns(CLOCK_MONOTONIC) - t0 > SPY_FREEZE_WAIT_NS) {
 			freeze_head = __atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST);
+			freeze_made = __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST);
 			return;
 		}
 		sched_yield();
@@ -521,7 +563,8 @@ int spy_frozen_still(struct spy_thread *self)
 	if (!(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 1))
 		return 1;
 	/* a thread that made its record since (its first count) may have counted before it was held */
-	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head)
+	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head ||
+	    __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST) != freeze_made)
 		return 0;
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (t != self && t->tid != gettid() && t->freeze_cpu &&

@@ -147,12 +147,9 @@ int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *ou
 
 /* ---- the interruption trace (Multics): SPYRT_SIGNAL_TRACE, signals the program handles ---- */
 
-#define SPY_NSIG_TRACE 65
-/* the program's disposition of each signal whose handler the runtime's stands in for */
-static struct sigaction prog_act[SPY_NSIG_TRACE];
-static int prog_wrapped[SPY_NSIG_TRACE];
-
-static void sig_event(struct spy_thread *t, int sig, void *uc)
+/* A signal the program handles, as sig-nest.c's trampoline runs its handler: recorded in the thread's
+ * ring (SPYRT_SIGNAL_TRACE). */
+void spy_sigtrace_event(struct spy_thread *t, int sig, void *uc)
 {
 	struct spy_tring *r = &t->strace;
 	struct gmon_tevent *e;
@@ -170,55 +167,6 @@ static void sig_event(struct spy_thread *t, int sig, void *uc)
 	e->what = (uint32_t)sig;
 	barrier();
 	r->n++;
-}
-
-/* Every signal the program handles comes here first: recorded, then given to its handler as the
- * program asked for it (with or without SA_SIGINFO). */
-static void sig_tramp(int sig, siginfo_t *si, void *uc)
-{
-	struct spy_thread *t = spy_tls_thread;
-	struct sigaction *a = &prog_act[sig];
-
-	if (t != &spy_unattached && t != &spy_idle_thread)
-		sig_event(t, sig, uc);
-	if (a->sa_flags & SA_RESETHAND)
-		prog_wrapped[sig] = 0; /* the kernel has put SIG_DFL back */
-	if (a->sa_flags & SA_SIGINFO)
-		a->sa_sigaction(sig, si, uc);
-	else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN)
-		a->sa_handler(sig);
-}
-
-int spy_sigtrace_action(int sig, const struct sigaction *act, struct sigaction *old, int *rc)
-{
-	struct sigaction real, prev;
-	int was = sig < SPY_NSIG_TRACE && prog_wrapped[sig];
-
-	if (sig >= SPY_NSIG_TRACE || !spy_real_sigaction)
-		return 0;
-	prev = prog_act[sig];
-	if (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN) {
-		/* a query, or no handler: the kernel's disposition; the program's handler reads back */
-		*rc = spy_real_sigaction(sig, act, old);
-		if (!*rc && act)
-			prog_wrapped[sig] = 0;
-		if (!*rc && old && was)
-			*old = prev;
-		return 1;
-	}
-	real = *act;
-	real.sa_flags |= SA_SIGINFO;
-	real.sa_sigaction = sig_tramp;
-	prog_act[sig] = *act;
-	*rc = spy_real_sigaction(sig, &real, old);
-	if (*rc) {
-		prog_act[sig] = prev;
-		return 1;
-	}
-	prog_wrapped[sig] = 1;
-	if (old && was)
-		*old = prev;
-	return 1;
 }
 
 /* ---- the missing-page trace (Multics): SPYRT_WATCH=faults, the last SPYRT_FAULT_TRACE faults ---- */

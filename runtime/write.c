@@ -129,7 +129,7 @@ static int merge_arcs_off(struct gmon_thread *t)
 }
 
 /* Sort and merge entries with equal keys (records of one thread id: a recycled tid). */
-static void merge_thread(struct gmon_thread *t)
+void spy_merge_thread(struct gmon_thread *t)
 {
 	uint64_t o = 0;
 
@@ -229,8 +229,9 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 		thread_name(t, name, sizeof(name));
 		g->name = strdup(name);
 	}
-	g->flags |=
-		(t->main ? GMON_THREAD_MAIN : 0) | (t->state == SPY_THREAD_EXITED ? GMON_THREAD_EXITED : 0);
+	g->flags |= (t->main ? GMON_THREAD_MAIN : 0) |
+		    (t->state == SPY_THREAD_EXITED ? GMON_THREAD_EXITED : 0) |
+		    (t == &spy_folded ? GMON_THREAD_FOLDED : 0);
 	if (t->end_ns > g->end_ns)
 		g->end_ns = t->end_ns;
 	if (t->state == SPY_THREAD_LIVE)
@@ -478,6 +479,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	/* threads */
 	for (struct spy_thread *t = spy_threads; t; t = t->next)
 		nthreads++;
+	nthreads++; /* the folded threads' */
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
 	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
 	/* a trace of calls, one of faults and one of signals per thread at most */
@@ -525,10 +527,17 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		if (d == &live)
 			spy_tdata_free(&live);
 	}
+	/* the exited threads folded together: one record, tid 0 (fold.c) */
+	if (spy_folded_threads) {
+		spy_fold_compact();
+		if (add_thread(p, &spy_folded, &spy_folded.data, slot_addr, nslots, with_counts) ||
+		    add_samples(p, &spy_folded))
+			rc = -1;
+	}
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		struct gmon_thread *g = &p->threads[i];
 
-		merge_thread(g);
+		spy_merge_thread(g);
 		h->dropped_arcs += g->dropped_arcs;
 		h->dropped_funcs += g->dropped_funcs;
 		h->dropped_frames += g->dropped_frames;
@@ -540,7 +549,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		rc = -1;
 	p->sampling = spy_samp_totals();
 
-	p->counters = calloc(11, sizeof(*p->counters));
+	p->counters = calloc(12, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -550,6 +559,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		add_counter(p, "plugin_modes", spy_plugin_modes);
 		add_counter(p, "thread_counts_omitted", !with_counts);
 		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
+		add_counter(p, "threads_folded", spy_folded_threads);
 		if (h->flags & GMON_HDR_SIGNAL) {
 			add_counter(p, "signal", spy_end_signal);
 			add_counter(p, "signal_pc", spy_end_pc);
@@ -705,6 +715,8 @@ static int write_profile(const char *path, int final)
 	spy_samp_quiet--;
 	if (real)
 		me->busy = busy;
+	if (!busy && unlikely(spy_nest_deferred)) /* a handler that landed in the write (sig-nest.c) */
+		spy_sig_nest_release();
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)

@@ -154,7 +154,11 @@ void print_header(FILE *f, const struct prof *p)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
 			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "", tsc_source(h));
 	fputc('\n', f);
-	fprintf(f, "threads: %u\n", p->spy.nthreads);
+	if (counter(p, "threads_folded"))
+		fprintf(f, "threads: %u (one of them %llu exited threads folded together)\n", p->spy.nthreads,
+			(unsigned long long)counter(p, "threads_folded"));
+	else
+		fprintf(f, "threads: %u\n", p->spy.nthreads);
 	print_offcpu(f, p);
 	uint64_t calls = 0;
 	for (size_t i = 0; i < p->nsyms; i++)

@@ -187,6 +187,8 @@ static void threads(const struct out *u)
 			fprintf(f, " \"%s\"", th->name);
 		if (th->flags & GMON_THREAD_MAIN)
 			fputs(" (main)", f);
+		if (th->flags & GMON_THREAD_FOLDED)
+			fprintf(f, " (%llu threads folded)", (unsigned long long)th->folded);
 		if (th->wait > 0)
 			fprintf(f, " (%.0f waiting)", th->wait);
 		fprintf(f, " = %.0f (%.1f%%).\n", th->w, pct(u, th->w));

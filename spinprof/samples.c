@@ -280,6 +280,15 @@ static uint32_t edge_add(struct sp_model *m, uint32_t from, uint32_t to, uint64_
 	return (uint32_t)(m->nedges - 1);
 }
 
+/* The file's count of exited threads folded into one record (revision 3). */
+static uint64_t threads_folded(const struct gmon_profile *g)
+{
+	for (uint32_t i = 0; i < g->ncounters; i++)
+		if (g->counters[i].name && !strcmp(g->counters[i].name, "threads_folded"))
+			return g->counters[i].value;
+	return 0;
+}
+
 int sp_has_samples(const struct prof *p)
 {
 	const struct gmon_profile *g = &p->spy;
@@ -388,6 +397,7 @@ static void from_samples(struct sp_model *m)
 		th->tid = ss->tid;
 		th->name = gt && gt->name ? gt->name : "";
 		th->flags = gt ? gt->flags : 0;
+		th->folded = th->flags & GMON_THREAD_FOLDED ? threads_folded(g) : 0;
 		struct sp_pc *pairs = xmalloc((ss->nstacks + 1) * sizeof(*pairs));
 		size_t npairs = 0;
 		for (uint64_t k = 0; k < ss->nstacks; k++) {
@@ -589,6 +599,7 @@ static void from_cycles(struct sp_model *m)
 		th->tid = gt->tid;
 		th->name = gt->name ? gt->name : "";
 		th->flags = gt->flags;
+		th->folded = th->flags & GMON_THREAD_FOLDED ? threads_folded(g) : 0;
 		struct sp_pc *pairs = xmalloc((gt->nfstats + 1) * sizeof(*pairs));
 		for (uint64_t j = 0; j < gt->nfstats; j++) {
 			uint32_t k = item_exact(p, gt->fstats[j].addr);

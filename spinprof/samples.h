@@ -47,7 +47,8 @@ struct sp_pc {
 struct sp_thread {
 	uint32_t tid;
 	const char *name;
-	uint32_t flags; /* enum gmon_thread_flags */
+	uint32_t flags;  /* enum gmon_thread_flags */
+	uint64_t folded; /* GMON_THREAD_FOLDED: how many exited threads it sums */
 	double w, wait;
 	uint32_t ntop;
 	uint32_t top[8]; /* heaviest procedures by self, with their weights */
