@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 	uint32_t ai, fi;
 
 	if (!timed) { /* arcs: nothing of the frame is needed once it is off the stack */
-		t->depth = n;
+		SPY_SET(t->depth, n);
 		return;
 	}
 	entry = f->entry;
@@ -46,7 +46,7 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 	ai = f->arc;
 	fi = f->func;
 	barrier();
-	t->depth = n;
+	SPY_SET(t->depth, n);
 	{
 		struct spy_arc *a = &t->arcs.arc[ai];
 		struct spy_fstat *s = &t->arcs.fstat[fi];
@@ -54,15 +54,15 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 		uint64_t incl = d > 0 ? (uint64_t)d : 0;
 		uint32_t b = 63 - (uint32_t)__builtin_clzll(incl | 1);
 
-		a->self += incl > children ? incl - children : 0;
+		SPY_SET(a->self, a->self + (incl > children ? incl - children : 0));
 		/* recursion: only the outermost activation adds inclusive time, else fib's
 		 * inclusive time would be counted once per active frame */
 		if (--s->depth == 0)
-			a->incl += incl;
+			SPY_SET(a->incl, a->incl + incl);
 		if (unlikely(incl < s->min))
-			s->min = incl;
+			SPY_SET(s->min, incl);
 		if (unlikely(incl > s->max))
-			s->max = incl;
+			SPY_SET(s->max, incl);
 		if (b >= SPY_HIST_BUCKETS)
 			b = SPY_HIST_BUCKETS - 1;
 		f[-1].children += incl; /* at depth 0, the sentinel's */
@@ -76,8 +76,8 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 		{
 			uint64_t *h = t->arcs.hist_pending;
 
-			t->arcs.hist_pending = &s->hist[b];
-			(*h)++;
+			SPY_SET(t->arcs.hist_pending, &s->hist[b]);
+			SPY_SET(*h, *h + 1);
 		}
 	}
 }
@@ -100,16 +100,16 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 		f->tail = 0;
 		abandoned = 0;
 		if (tail & SPY_TAIL_LAZY) {
-			t->depth--;
+			SPY_SET(t->depth, t->depth - 1);
 			return;
 		}
 	}
 	if (spy_key_lazy(f->sp)) {
-		t->depth--;
+		SPY_SET(t->depth, t->depth - 1);
 		return;
 	}
 	pop_frame(t, now);
-	t->abandoned += (uint64_t)abandoned;
+	SPY_SET(t->abandoned, t->abandoned + (uint64_t)abandoned);
 }
 
 /* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
@@ -124,10 +124,10 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 	uint32_t fi = timed ? a->func : 0; /* read once: the frame's stores may alias it */
 	uint64_t caller = f[-1].self;
 
-	a->count++;
+	SPY_SET(a->count, a->count + 1);
 	f->sp = sp;
-	f->self = self;
-	f->call_site = cs;
+	SPY_SET(f->self, self); /* the wall sampler reads these from its own thread */
+	SPY_SET(f->call_site, cs);
 	if (timed) {
 		f->arc = ai;
 		f->func = fi;
@@ -137,9 +137,9 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 	 * without hooks; an arc reached from several (qsort's callback) says so. Tested after the
 	 * frame's stores, where fewer registers are live: the rare store needs one of its own. */
 	if (unlikely(a->caller != caller))
-		a->caller = a->count != 1 ? GMON_CALLER_MANY : caller;
+		SPY_SET(a->caller, a->count != 1 ? GMON_CALLER_MANY : caller);
 	barrier();
-	t->depth = n + 1;
+	SPY_SET(t->depth, n + 1);
 	if (timed) {
 		t->arcs.fstat[fi].depth++;
 		f->entry = now;
@@ -210,7 +210,7 @@ static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint6
 			break;
 	if (i == 0) {
 		/* entered while not recording, or a signal handler's hook met the guard */
-		t->unmatched += (uint64_t)recording;
+		SPY_SET(t->unmatched, t->unmatched + (uint64_t)recording);
 		return 0;
 	}
 	while (t->depth > i)
@@ -259,7 +259,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 		if (f->sp >= slot) /* the bottom of its chain: so is the callee */
 			key = lazy ? slot | 1 : slot;
 		spy_hooks_pop(t, now, 0);
-		t->dropped_frames++;
+		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		n--;
 	}
 	if (lazy)
@@ -283,9 +283,9 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		t = spy_thread_attach();
 	if (t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale && !spy_ctl_sync(t, self, 1))
+	if (SPY_GET(t->stale) && !spy_ctl_sync(t, self, 1))
 		goto out;
 	if (t->off.base) /* off-CPU time before frames end here */
 		spy_offcpu_drain(t, UINT64_MAX);
@@ -297,7 +297,7 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 	}
 	if (n >= t->stack_max) {
 		t->overflow++;
-		t->dropped_frames++;
+		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		goto out;
 	}
 	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
@@ -310,7 +310,7 @@ out:
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
 		spy_park(t);
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 }
 
 /* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
@@ -362,7 +362,7 @@ static __attribute__((noinline)) void enter_timed(struct spy_thread *t, uint64_t
 static inline __attribute__((always_inline)) void enter_hook(uint64_t s, uint64_t cs, uint64_t sp)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
+	uint64_t gate = SPY_GET(t->gate); /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
 		enter_as(t, s, cs, sp, 0);
@@ -407,7 +407,7 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 	uint32_t n, i;
 
 	/* busy or stale; either mode, as this hook takes no time */
-	if (unlikely(t->held)) {
+	if (unlikely(SPY_GET(t->held))) {
 		if (t->busy)
 			return;
 		goto slow;
@@ -428,16 +428,16 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 		/* a new caller of the arc: the slow path says so (push_frame_as) */
 		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
 			goto slow;
-		arc->count++;
+		SPY_SET(arc->count, arc->count + 1);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
-		t->depth = n;
+		SPY_SET(t->depth, n);
 		barrier();
 		f->sp = key;
-		f->self = s;
-		f->call_site = cs;
+		SPY_SET(f->self, s);
+		SPY_SET(f->call_site, cs);
 		barrier();
-		t->depth = n + 1;
+		SPY_SET(t->depth, n + 1);
 	}
 	return;
 slow:
@@ -458,9 +458,9 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	}
 	if (t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale)
+	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
 	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
 		spy_offcpu_drain(t, now);
@@ -474,7 +474,7 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
 		spy_park(t);
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
@@ -494,7 +494,7 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
+	uint64_t gate = SPY_GET(t->gate); /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
 		exit_as(t, s, sp, lo, 0);
@@ -542,9 +542,9 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 
 	if (t == &spy_unattached || t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale)
+	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
 	n = t->depth;
 	if (t->overflow && (n == 0 || slot < key_slot(t->stack[n - 1].sp))) {
@@ -560,10 +560,10 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 	if (n && t->stack[n - 1].self == self && key_slot(t->stack[n - 1].sp) == slot)
 		tail_mark(&t->stack[n - 1], callee, site);
 	else
-		t->unmatched += (uint64_t)recording;
+		SPY_SET(t->unmatched, t->unmatched + (uint64_t)recording);
 out:
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 }
 
 /*
@@ -579,7 +579,7 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 	uint64_t c = (uint64_t)(uintptr_t)callee, site = (uint64_t)(uintptr_t)__builtin_return_address(0);
 	struct spy_frame *top;
 
-	if (unlikely(t->held)) {
+	if (unlikely(SPY_GET(t->held))) {
 		/* the idle thread (count mode), a signal handler's hook inside one */
 		if (t->busy)
 			return;
@@ -621,7 +621,7 @@ SPY_EXPORT void __spy_catch(void)
 	/* no frames yet; the idle thread (count mode); a signal handler's catch inside a hook */
 	if (t == &spy_unattached || t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
 	now = t->timed ? spy_cycles() : 0;
 	if (t->off.base)
@@ -630,7 +630,7 @@ SPY_EXPORT void __spy_catch(void)
 	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
 		t->overflow = 0;
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */
