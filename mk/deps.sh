@@ -27,6 +27,8 @@ pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
 # go tool pprof, headless chromium) and libc's debug symbols (t-names of libc's functions).
 pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-utils graphviz golang-go"
 pkgs="$pkgs chromium libc6-dbg"
+# make SAN=thread and t136: ThreadSanitizer's runtime (gcc's own libgcc-dev pulls it in too)
+pkgs="$pkgs libtsan2"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"
