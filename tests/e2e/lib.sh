@@ -51,6 +51,9 @@ tap_skip_all() {
 case $SPY_SAN_FLAGS in *=thread*) SPY_TSAN=1 ;; *) SPY_TSAN= ;; esac
 tsan_skip_all() { [ -z "$SPY_TSAN" ] || tap_skip_all "under ThreadSanitizer: $*"; }
 tsan_skip() { [ -z "$SPY_TSAN" ] || echo " # SKIP under ThreadSanitizer: $*"; }
+# the reasons shared by several scripts
+TSAN_NO_OPENMP="libgomp is not built with it, so the end of a parallel region is invisible and every OpenMP program reports a race"
+TSAN_NO_TAILCALLS="no tail calls: its exit hook follows every call"
 
 ok() {
 	tap_n=$((tap_n + 1))
