@@ -29,6 +29,8 @@ pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-uti
 pkgs="$pkgs chromium libc6-dbg"
 # Tests only: python3 reads spinprof's JSON and graphviz's (t276, t277).
 pkgs="$pkgs python3"
+# make SAN=thread and t136: ThreadSanitizer's runtime (gcc's own libgcc-dev pulls it in too)
+pkgs="$pkgs libtsan2"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

@@ -1,7 +1,7 @@
 /* SPYRT_WATCH=alloc and allocbytes: the runtime interposes malloc, calloc, realloc and the aligned
  * allocators, forwarding to glibc's own entry points; while watching, each allocation is one event at
  * its call site with the thread's shadow stack (sample.c). Not watching costs one predictable branch.
- * Under AddressSanitizer its allocator must stay the program's: nothing is interposed, and alloc.c
+ * Under AddressSanitizer or ThreadSanitizer its allocator must stay the program's: nothing is interposed, and alloc.c
  * defines no symbol a static link would take instead of the sanitizer's. */
 #include "spyrt.h"
 
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !SPY_SAN_INTERCEPTS
 
 int spy_alloc_on;
 

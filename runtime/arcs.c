@@ -118,7 +118,7 @@ uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr)
 			return i;
 	if (a->nfstat == a->fstat_alloc &&
 	    pool_grow(&a->vm_fstat, &a->fstat_alloc, a->fstat_max, sizeof(struct spy_fstat))) {
-		a->dropped_funcs++;
+		SPY_SET(a->dropped_funcs, a->dropped_funcs + 1);
 		return 0;
 	}
 	i = a->nfstat;
@@ -170,6 +170,6 @@ uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee)
 	publish(a->site[s].arcs, i);
 	return i;
 drop:
-	a->dropped_arcs++;
+	SPY_SET(a->dropped_arcs, a->dropped_arcs + 1);
 	return 0;
 }

@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 	uint32_t ai, fi;
 
 	if (!timed) { /* arcs: nothing of the frame is needed once it is off the stack */
-		t->depth = n;
+		SPY_SET(t->depth, n);
 		return 0;
 	}
 	entry = f->entry;
@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 	ai = f->arc;
 	fi = f->func;
 	barrier();
-	t->depth = n;
+	SPY_SET(t->depth, n);
 	{
 		struct spy_arc *a = &t->arcs.arc[ai];
 		struct spy_fstat *s = &t->arcs.fstat[fi];
@@ -55,7 +55,7 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 		uint64_t incl = d > 0 ? (uint64_t)d : 0;
 		uint32_t b = 63 - (uint32_t)__builtin_clzll(incl | 1);
 
-		a->self += incl > children ? incl - children : 0;
+		SPY_SET(a->self, a->self + (incl > children ? incl - children : 0));
 		if (b >= SPY_HIST_BUCKETS)
 			b = SPY_HIST_BUCKETS - 1;
 		/* recursion: only the outermost activation adds inclusive time, else fib's
@@ -63,17 +63,18 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 		 * outermost calls too, so the calls inside them keep their own minimum and histogram,
 		 * on a branch taken only by recursion */
 		if (likely(--s->depth == 0)) {
-			a->incl += incl;
-			s->sq += (unsigned __int128)incl * incl;
+			SPY_SET(a->incl, a->incl + incl);
+			s->sq += (unsigned __int128)incl *
+				 incl; /* 16 bytes: read by a snapshot of a parked thread */
 			if (unlikely(incl < s->min))
-				s->min = incl;
+				SPY_SET(s->min, incl);
 		} else {
 			if (incl < s->min_inner)
-				s->min_inner = incl;
-			s->hist_inner[b]++;
+				SPY_SET(s->min_inner, incl);
+			SPY_SET(s->hist_inner[b], s->hist_inner[b] + 1);
 		}
 		if (unlikely(incl > s->max))
-			s->max = incl;
+			SPY_SET(s->max, incl);
 		f[-1].children += incl; /* at depth 0, the sentinel's */
 		/*
 		 * The bucket's count is added at the next pop, and this one adds the previous call's: a
@@ -85,8 +86,8 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 		{
 			uint64_t *h = t->arcs.hist_pending;
 
-			t->arcs.hist_pending = &s->hist[b];
-			(*h)++;
+			SPY_SET(t->arcs.hist_pending, &s->hist[b]);
+			SPY_SET(*h, *h + 1);
 		}
 		/* SPYRT_TRACE: the caller records the exit (trace.c), from a word of the arc's line */
 		return a->func & SPY_ARC_TRACED;
@@ -113,16 +114,16 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 		f->tail = 0;
 		abandoned = 0;
 		if (tail & SPY_TAIL_LAZY) {
-			t->depth--;
+			SPY_SET(t->depth, t->depth - 1);
 			return;
 		}
 	}
 	if (spy_key_lazy(f->sp)) {
-		t->depth--;
+		SPY_SET(t->depth, t->depth - 1);
 		return;
 	}
 	pop_frame(t, now);
-	t->abandoned += (uint64_t)abandoned;
+	SPY_SET(t->abandoned, t->abandoned + (uint64_t)abandoned);
 }
 
 /* Add one to an arc's count in one instruction where there is one (x86-64's add to memory, without
@@ -152,8 +153,8 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 
 	count_one(&a->count);
 	f->sp = sp;
-	f->self = self;
-	f->call_site = cs;
+	SPY_SET(f->self, self); /* the wall sampler reads these from its own thread */
+	SPY_SET(f->call_site, cs);
 	if (timed) {
 		f->arc = ai;
 		f->func = fi;
@@ -163,9 +164,9 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 	 * without hooks; an arc reached from several (qsort's callback) says so. Tested after the
 	 * frame's stores, where fewer registers are live: the rare store needs one of its own. */
 	if (unlikely(a->caller != caller))
-		a->caller = a->count != 1 ? GMON_CALLER_MANY : caller;
+		SPY_SET(a->caller, a->count != 1 ? GMON_CALLER_MANY : caller);
 	barrier();
-	t->depth = n + 1;
+	SPY_SET(t->depth, n + 1);
 	if (timed) {
 		t->arcs.fstat[fi].depth++;
 		f->entry = now;
@@ -240,7 +241,7 @@ static int exit_mismatch(struct spy_thread *t, uint64_t self, uint64_t sp, uint6
 			break;
 	if (i == 0) {
 		/* entered while not recording, or a signal handler's hook met the guard */
-		t->unmatched += (uint64_t)recording;
+		SPY_SET(t->unmatched, t->unmatched + (uint64_t)recording);
 		return 0;
 	}
 	while (t->depth > i)
@@ -289,7 +290,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 		if (f->sp >= slot) /* the bottom of its chain: so is the callee */
 			key = lazy ? slot | 1 : slot;
 		spy_hooks_pop(t, now, 0);
-		t->dropped_frames++;
+		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		n--;
 	}
 	if (lazy)
@@ -313,9 +314,9 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		t = spy_thread_attach();
 	if (t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale && !spy_ctl_sync(t, self, 1))
+	if (SPY_GET(t->stale) && !spy_ctl_sync(t, self, 1))
 		goto out;
 	if (t->off.base) /* off-CPU time before frames end here */
 		spy_offcpu_drain(t, UINT64_MAX);
@@ -327,7 +328,7 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 	}
 	if (n >= t->stack_max) {
 		t->overflow++;
-		t->dropped_frames++;
+		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		goto out;
 	}
 	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
@@ -340,7 +341,7 @@ out:
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
 		spy_park(t);
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
 		spy_sig_nest_release();
@@ -396,7 +397,7 @@ static __attribute__((noinline)) void enter_timed(struct spy_thread *t, uint64_t
 static inline __attribute__((always_inline)) void enter_hook(uint64_t s, uint64_t cs, uint64_t sp)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
+	uint64_t gate = SPY_GET(t->gate); /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
 		enter_as(t, s, cs, sp, 0);
@@ -441,7 +442,7 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 	uint32_t n, i;
 
 	/* busy or stale; either mode, as this hook takes no time */
-	if (unlikely(t->held)) {
+	if (unlikely(SPY_GET(t->held))) {
 		if (t->busy)
 			return;
 		goto slow;
@@ -465,13 +466,13 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 		count_one(&arc->count);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
-		t->depth = n;
+		SPY_SET(t->depth, n);
 		barrier();
 		f->sp = key;
-		f->self = s;
-		f->call_site = cs;
+		SPY_SET(f->self, s);
+		SPY_SET(f->call_site, cs);
 		barrier();
-		t->depth = n + 1;
+		SPY_SET(t->depth, n + 1);
 	}
 	return;
 slow:
@@ -492,9 +493,9 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	}
 	if (t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale)
+	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
 	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
 		spy_offcpu_drain(t, now);
@@ -508,7 +509,7 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
 		spy_park(t);
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
 		spy_sig_nest_release();
@@ -531,7 +532,7 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)
 {
 	struct spy_thread *t = spy_tls_thread;
-	uint64_t gate = t->gate; /* one load tells the mode and the slow path */
+	uint64_t gate = SPY_GET(t->gate); /* one load tells the mode and the slow path */
 
 	if (likely(gate == 0)) {
 		exit_as(t, s, sp, lo, 0);
@@ -579,9 +580,9 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 
 	if (t == &spy_unattached || t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
-	if (t->stale)
+	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
 	n = t->depth;
 	if (t->overflow && (n == 0 || slot < key_slot(t->stack[n - 1].sp))) {
@@ -597,10 +598,10 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 	if (n && t->stack[n - 1].self == self && key_slot(t->stack[n - 1].sp) == slot)
 		tail_mark(&t->stack[n - 1], callee, site);
 	else
-		t->unmatched += (uint64_t)recording;
+		SPY_SET(t->unmatched, t->unmatched + (uint64_t)recording);
 out:
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
 		spy_sig_nest_release();
@@ -619,7 +620,7 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 	uint64_t c = (uint64_t)(uintptr_t)callee, site = (uint64_t)(uintptr_t)__builtin_return_address(0);
 	struct spy_frame *top;
 
-	if (unlikely(t->held)) {
+	if (unlikely(SPY_GET(t->held))) {
 		/* the idle thread (count mode), a signal handler's hook inside one */
 		if (t->busy)
 			return;
@@ -661,7 +662,7 @@ SPY_EXPORT void __spy_catch(void)
 	/* no frames yet; the idle thread (count mode); a signal handler's catch inside a hook */
 	if (t == &spy_unattached || t->busy)
 		return;
-	t->busy = 1;
+	SPY_SET(t->busy, 1);
 	barrier();
 	now = t->timed ? spy_cycles() : 0;
 	if (t->off.base)
@@ -670,7 +671,7 @@ SPY_EXPORT void __spy_catch(void)
 	if (!t->depth || t->stack[t->depth - 1].sp <= sp)
 		t->overflow = 0;
 	barrier();
-	t->busy = 0;
+	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
 		spy_sig_nest_release();

@@ -117,7 +117,9 @@ static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
 			spy_note_error("out of memory: some calls' off-CPU time counts as CPU time");
 			return NULL;
 		}
-		t->off.narcs = (uint32_t)(t->off.vm.committed / sizeof(struct spy_arcoff));
+		/* a write reads this many while the thread runs */
+		__atomic_store_n(&t->off.narcs, (uint32_t)(t->off.vm.committed / sizeof(struct spy_arcoff)),
+				 __ATOMIC_RELEASE);
 	}
 	return &t->off.arcs[ai];
 }
@@ -140,11 +142,12 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	uint64_t serial = t->off.serial++;
 	uint32_t inner = UINT32_MAX;
 
+	/* these and the arcs' off-CPU times are read by a write while the thread runs (SPY_GET) */
 	if (pre)
-		t->off.preempted += len;
+		SPY_SET(t->off.preempted, t->off.preempted + len);
 	else
-		t->off.blocked += len;
-	t->off.switches++;
+		SPY_SET(t->off.blocked, t->off.blocked + len);
+	SPY_SET(t->off.switches, t->off.switches + 1);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct spy_frame *f = &t->stack[i];
 		struct spy_fstat *s;
@@ -160,16 +163,16 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 
 			s->off_mark = serial;
 			if (a)
-				a->incl += len;
+				SPY_SET(a->incl, a->incl + len);
 		}
 	}
 	if (inner != UINT32_MAX) {
 		struct spy_arcoff *a = arc_off(t, t->stack[inner].arc);
 
 		if (a) {
-			a->self += len;
+			SPY_SET(a->self, a->self + len);
 			if (pre)
-				a->self_pre += len;
+				SPY_SET(a->self_pre, a->self_pre + len);
 		}
 	}
 }
@@ -189,7 +192,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		if (head - tail > t->off.size) {
 			/* overwritten before it was read: the ring holds the newest size bytes, and
 			 * since every record is a switch of 16 bytes, one starts there */
-			t->off.lost += (head - tail - t->off.size) / 16;
+			SPY_SET(t->off.lost, t->off.lost + (head - tail - t->off.size) / 16);
 			t->off.out = 0;
 			tail = head - t->off.size;
 			resync = 1;
@@ -204,7 +207,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		n = r.h.size;
 		if (n < sizeof(r.h) || n > head - tail ||
 		    (resync && (n != 16 || r.h.type != PERF_RECORD_SWITCH))) {
-			t->off.lost += (head - tail) / 16;
+			SPY_SET(t->off.lost, t->off.lost + (head - tail) / 16);
 			/* not a record where one should start: give up the rest */
 			tail = head;
 			break;
@@ -225,7 +228,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			uint64_t lost;
 
 			memcpy(&lost, r.b + 16, 8);
-			t->off.lost += lost;
+			SPY_SET(t->off.lost, t->off.lost + lost);
 			t->off.out = 0; /* its switch-in may be among them */
 		} else if ((r.h.type == PERF_RECORD_SWITCH || r.h.type == PERF_RECORD_SWITCH_CPU_WIDE) &&
 			   n >= 16 && n <= sizeof(r)) {

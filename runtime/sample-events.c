@@ -23,11 +23,11 @@ void spy_samp_call_hook(struct spy_thread *t, uint64_t self, int enter, int rec)
 			uint32_t flags = 0, n = spy_samp_copy(t, d - 1, &flags);
 
 			spy_samp_add(s, t->stack[d - 1].call_site, flags, n, 1, spy_cfg.divisor);
-			s->handler_cycles += spy_cycles() - c0;
+			SPY_SET(s->handler_cycles, s->handler_cycles + spy_cycles() - c0);
 			spy_samp_unlock(s);
 		}
 	}
-	if (enter && rec && spy_watch_addr && self == spy_watch_addr && !spy_samp_stopped &&
+	if (enter && rec && spy_watch_addr && self == spy_watch_addr && !SPY_GET(spy_samp_stopped) &&
 	    ++s->every >= spy_cfg.divisor) {
 		s->every = 0;
 		s->call_pending = 1;
@@ -68,14 +68,14 @@ void spy_samp_alloc(uint64_t bytes, uint64_t pc)
 	c0 = spy_cycles();
 	if (t->busy || !s->active || !spy_recording(t) || !spy_samp_lock(t))
 		return;
-	s->allocs++;
-	s->alloc_bytes += bytes;
+	SPY_SET(s->allocs, s->allocs + 1);
+	SPY_SET(s->alloc_bytes, s->alloc_bytes + bytes);
 	if (++s->every >= spy_cfg.divisor) {
 		s->every = 0;
 		n = spy_samp_own(t, &flags, 0);
 		spy_samp_add(s, pc, flags, n, 1,
 			     spy_watch == GMON_WATCH_ALLOC ? spy_cfg.divisor : bytes * spy_cfg.divisor);
 	}
-	s->handler_cycles += spy_cycles() - c0;
+	SPY_SET(s->handler_cycles, s->handler_cycles + spy_cycles() - c0);
 	spy_samp_unlock(s);
 }

@@ -81,15 +81,18 @@ struct gmon_sampling *spy_samp_totals(void)
 					 (spy_samp_period ? spy_samp_period : 1);
 
 			time_ns += ticks;
-			time_ns -= s->skipped < ticks ? s->skipped : ticks;
+			uint64_t skipped = SPY_GET(s->skipped);
+
+			time_ns -= skipped < ticks ? skipped : ticks;
 		}
-		g->taken += s->taken;
-		g->missed += s->missed;
-		g->in_runtime += s->in_runtime;
-		g->dropped += s->dropped;
-		g->allocs += s->allocs;
-		g->alloc_bytes += s->alloc_bytes;
-		g->handler_cycles += s->handler_cycles;
+		/* a thread may still be sampling (its handler, or the wall sampler for it) */
+		g->taken += SPY_GET(s->taken);
+		g->missed += SPY_GET(s->missed);
+		g->in_runtime += SPY_GET(s->in_runtime);
+		g->dropped += SPY_GET(s->dropped);
+		g->allocs += SPY_GET(s->allocs);
+		g->alloc_bytes += SPY_GET(s->alloc_bytes);
+		g->handler_cycles += SPY_GET(s->handler_cycles);
 	}
 	{ /* the folded threads' (fold.c) */
 		const struct spy_samp *s = &spy_folded.samp;

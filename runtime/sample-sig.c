@@ -80,13 +80,22 @@ void spy_samp_find_text(void)
 	spy_rt_hi += 4096; /* the last function's body */
 }
 
+/* The sigaction the runtime calls: the next one after its own. Under ThreadSanitizer, the sanitizer's,
+ * which delivers a handler at a point where its own state is consistent (with the context of the
+ * interrupted code). */
+#if defined(__SANITIZE_THREAD__)
+#define SPY_RTLD_SIG RTLD_DEFAULT
+#else
+#define SPY_RTLD_SIG RTLD_NEXT
+#endif
+
 void spy_samp_resolve_real(void)
 {
 	if (!spy_real_sigaction)
 		spy_real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(
-			RTLD_NEXT, "sigaction");
+			SPY_RTLD_SIG, "sigaction");
 	if (!real_signal)
-		real_signal = (void (*(*)(int, void (*)(int)))(int))dlsym(RTLD_NEXT, "signal");
+		real_signal = (void (*(*)(int, void (*)(int)))(int))dlsym(SPY_RTLD_SIG, "signal");
 }
 
 void spy_samp_say_foreign(void)
@@ -100,7 +109,7 @@ void spy_samp_say_foreign(void)
 						      "cpu");
 }
 
-#if !defined(__SANITIZE_ADDRESS__) /* the sanitizer intercepts these itself */
+#if !SPY_SAN_INTERCEPTS /* the sanitizer intercepts these itself */
 /*
  * The program sets its own SIGPROF disposition while ours is installed: it keeps it. Our sources end
  * first, so no tick of ours reaches its handler (or kills it, with SIG_DFL).

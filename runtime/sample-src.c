@@ -165,7 +165,7 @@ void spy_samp_sources_start(struct spy_thread *t)
 {
 	char why[256];
 
-	if (spy_samp_stopped)
+	if (SPY_GET(spy_samp_stopped))
 		return;
 	if (spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL) {
 		t->samp.sampled = 1;

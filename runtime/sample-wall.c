@@ -23,7 +23,7 @@ static void record_waiting(struct spy_thread *t, uint64_t n)
 		return;
 	}
 	if (!spy_recording(t)) {
-		s->skipped += n;
+		SPY_SET(s->skipped, s->skipped + n);
 		goto out;
 	}
 	for (tries = 0; tries < 4; tries++) {
@@ -40,15 +40,15 @@ static void record_waiting(struct spy_thread *t, uint64_t n)
 			break;
 	}
 	if (tries == 4) {
-		s->dropped += n;
+		SPY_SET(s->dropped, s->dropped + n);
 		goto out;
 	}
 	if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED))
 		flags |= GMON_STACK_RUNTIME;
 	spy_samp_add(s, 0, flags, k, n, n * spy_samp_period);
 	if (flags & GMON_STACK_RUNTIME)
-		s->in_runtime += n;
-	s->handler_cycles += spy_cycles() - c0;
+		SPY_SET(s->in_runtime, s->in_runtime + n);
+	SPY_SET(s->handler_cycles, s->handler_cycles + spy_cycles() - c0);
 out:
 	spy_samp_unlock(s);
 }

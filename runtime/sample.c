@@ -154,9 +154,9 @@ void spy_samp_add(struct spy_samp *s, uint64_t pc, uint32_t flags, uint32_t n, u
 		e = &s->stk[i];
 		if (e->hash == h && e->pc == pc && e->flags == flags && e->depth == n &&
 		    !memcmp(&s->frm[e->frames], f, (size_t)n * sizeof(*f))) {
-			e->count += count;
-			e->weight += weight;
-			s->taken += count;
+			SPY_SET(e->count, e->count + count); /* a write may be copying the table */
+			SPY_SET(e->weight, e->weight + weight);
+			SPY_SET(s->taken, s->taken + count);
 			return;
 		}
 	}
@@ -193,10 +193,10 @@ void spy_samp_add(struct spy_samp *s, uint64_t pc, uint32_t flags, uint32_t n, u
 	s->nfrm += n;
 	__atomic_store_n(&s->nstk, i + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->head[b], i, __ATOMIC_RELEASE);
-	s->taken += count;
+	SPY_SET(s->taken, s->taken + count);
 	return;
 full:
-	s->dropped += count;
+	SPY_SET(s->dropped, s->dropped + count);
 }
 
 /* Copy the innermost frames of t's shadow stack below depth d into scratch, innermost first;
@@ -211,10 +211,10 @@ uint32_t spy_samp_copy(struct spy_thread *t, uint32_t d, uint32_t *flags)
 		*flags |= GMON_STACK_CUT;
 	for (uint32_t i = d; k < n && i > 0; i--) {
 		/* the mark under a program's signal handler (sig-nest.c) is no call */
-		if (unlikely(st[i - 1].self == GMON_CALLER_NONE))
+		if (unlikely(SPY_GET(st[i - 1].self) == GMON_CALLER_NONE))
 			continue;
-		f[k].func = st[i - 1].self;
-		f[k].call_site = st[i - 1].call_site;
+		f[k].func = SPY_GET(st[i - 1].self);
+		f[k].call_site = SPY_GET(st[i - 1].call_site);
 		k++;
 	}
 	return k;
@@ -295,7 +295,7 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)sig;
-	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || spy_samp_stopped)
+	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped))
 		goto out;
 	s = &t->samp;
 	if (s->perf_fd >= 0) {
@@ -328,9 +328,9 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 		__atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
-	s->missed += missed;
+	SPY_SET(s->missed, s->missed + missed);
 	if (!spy_recording(t)) {
-		s->skipped += 1 + missed;
+		SPY_SET(s->skipped, s->skipped + 1 + missed);
 		spy_samp_unlock(s);
 		goto out;
 	}
@@ -340,8 +340,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	n = spy_samp_own(t, &flags, uc_sp(uc));
 	spy_samp_add(s, pc, flags, n, 1, weight);
 	if (flags & GMON_STACK_RUNTIME)
-		s->in_runtime++;
-	s->handler_cycles += spy_cycles() - c0;
+		SPY_SET(s->in_runtime, s->in_runtime + 1);
+	SPY_SET(s->handler_cycles, s->handler_cycles + spy_cycles() - c0);
 	spy_samp_unlock(s);
 out:
 	errno = saved;
@@ -375,7 +375,8 @@ int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t
 	for (uint32_t i = 1; i < n; i++) {
 		const struct spy_sstack *e = &s->stk[i];
 
-		k[i - 1] = (struct gmon_stack){ e->count, e->weight, e->pc, e->flags, e->depth, NULL };
+		k[i - 1] = (struct gmon_stack){ SPY_GET(e->count), SPY_GET(e->weight), e->pc,
+						e->flags,          e->depth,           NULL };
 		memcpy(f + nf, &s->frm[e->frames], (size_t)e->depth * sizeof(*f));
 		k[i - 1].frames = e->depth ? f + nf : NULL;
 		nf += e->depth;
@@ -475,7 +476,7 @@ void spy_samp_atfork_child(struct spy_thread *self)
 		spy_samp_self = self;
 		spy_samp_sources_start(self);
 	}
-	if (spy_watch == GMON_WATCH_WALL && !spy_samp_stopped)
+	if (spy_watch == GMON_WATCH_WALL && !SPY_GET(spy_samp_stopped))
 		spy_samp_sampler_start();
 }
 

@@ -30,8 +30,26 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define barrier() __asm__ __volatile__("" ::: "memory")
 #define SPY_TLS __thread __attribute__((tls_model("initial-exec")))
+/* A field its thread updates while others (the writer, the wall sampler, a flush) read it: the owner
+ * stores with SPY_SET and the others load with SPY_GET, relaxed atomics, the same instructions as
+ * plain ones on x86-64, that say to the compiler and to ThreadSanitizer that the race is meant. */
+#define SPY_SET(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELAXED)
+#define SPY_GET(lv) __atomic_load_n(&(lv), __ATOMIC_RELAXED)
 
 #define SPY_VERSION "spy 0.1"
+
+/* Built with AddressSanitizer or ThreadSanitizer, the runtime lives inside a sanitizer that intercepts
+ * malloc and sigaction itself and must stay the program's: the runtime interposes neither. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SPY_SAN_INTERCEPTS 1
+#else
+#define SPY_SAN_INTERCEPTS 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SPY_TSAN 1
+#else
+#define SPY_TSAN 0
+#endif
 
 /* ---- limits ---- */
 

@@ -280,26 +280,31 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			     k++, i = a->arc[i].next) {
 				const struct spy_arc *e = &a->arc[i];
 				const struct spy_arcoff *o = i < noff ? &t->off.arcs[i] : &none;
-				uint64_t incl = e->incl, self = e->self;
+				uint64_t incl = SPY_GET(e->incl), self = SPY_GET(e->self),
+					 count = SPY_GET(e->count);
 
-				if (!e->count && !e->incl && !e->self)
+				if (!count && !incl && !self)
 					continue;
+				uint64_t oincl = SPY_GET(o->incl), oself = SPY_GET(o->self);
+
 				if (cpu) {
-					incl = incl > o->incl ? incl - o->incl : 0;
-					self = self > o->self ? self - o->self : 0;
+					incl = incl > oincl ? incl - oincl : 0;
+					self = self > oself ? self - oself : 0;
 				}
 				if (d->arcoffs)
 					d->arcoffs[d->narcs] =
-						(struct gmon_arcoff){ o->incl, o->self, o->self_pre };
-				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
-									 e->count,      incl,      self };
+						(struct gmon_arcoff){ oincl, oself, SPY_GET(o->self_pre) };
+				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, SPY_GET(e->caller),
+									 e->callee,     count,
+									 incl,          self };
 				if (SPY_ARC_FUNC(e->func) && SPY_ARC_FUNC(e->func) < nf) {
 					struct gmon_fstat *g = &d->fstats[SPY_ARC_FUNC(e->func)];
 
-					g->calls += e->count;
+					g->calls += count;
 					g->incl += incl;
 					g->self += self;
-					g->outer_sum += e->incl; /* wall cycles, as the stopwatch's */
+					g->outer_sum +=
+						SPY_GET(e->incl); /* wall cycles, as the stopwatch's */
 				}
 			}
 		}
@@ -313,17 +318,20 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 
 			if (!g->calls && !g->self && !g->incl)
 				continue;
+			uint64_t min = SPY_GET(f->min);
+
 			g->addr = f->addr;
-			g->min = f->min < f->min_inner ? f->min : f->min_inner;
+			g->min = SPY_GET(f->min_inner) < min ? SPY_GET(f->min_inner) : min;
 			g->min = g->min == UINT64_MAX ? 0 : g->min;
-			g->max = f->max;
-			g->outer_min = f->min == UINT64_MAX ? 0 : f->min;
+			g->max = SPY_GET(f->max);
+			g->outer_min = min == UINT64_MAX ? 0 : min;
 			g->outer_sq[0] = (uint64_t)f->sq;
 			g->outer_sq[1] = (uint64_t)(f->sq >> 64);
 			/* the outermost calls' histogram: every call's less the inner ones' (the owner
 			 * may be running: never below 0) */
 			for (int k = 0; k < SPY_HIST_BUCKETS; k++) {
-				uint64_t all = f->hist[k] + (&f->hist[k] == pending), in = f->hist_inner[k];
+				uint64_t all = SPY_GET(f->hist[k]) + (&f->hist[k] == pending),
+					 in = SPY_GET(f->hist_inner[k]);
 
 				g->hist[k] = all;
 				g->outer_hist[k] = all > in ? all - in : 0;
@@ -405,8 +413,9 @@ static void thread_dtor(void *p)
 	struct spy_thread *t = p;
 
 	/* come back in the last round, after other keys' destructors (which may call
-	 * instrumented code) have run */
-	if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+	 * instrumented code) have run; under ThreadSanitizer one round earlier, since its own
+	 * destructor tears the thread's sanitizer state down in the last round (before ours) */
+	if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS - SPY_TSAN) {
 		pthread_setspecific(spy_key, t);
 		return;
 	}

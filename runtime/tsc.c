@@ -160,7 +160,10 @@ static uint64_t from_perf(void)
 			cap = pg->cap_user_time;
 			mult = pg->time_mult;
 			shift = pg->time_shift;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan" /* the kernel writes the page: ThreadSanitizer sees none of it */
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+#pragma GCC diagnostic pop
 			if (!(seq & 1) && __atomic_load_n(&pg->lock, __ATOMIC_RELAXED) == seq) {
 				hz = cap ? spy_tsc_hz_perf(mult, shift) : 0;
 				break;

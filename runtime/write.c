@@ -236,19 +236,20 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 		g->end_ns = t->end_ns;
 	if (t->state == SPY_THREAD_LIVE)
 		g->end_ns = spy_now_ns(CLOCK_REALTIME); /* still running: until now */
-	g->dropped_arcs += t->arcs.dropped_arcs;
-	g->dropped_funcs += t->arcs.dropped_funcs;
-	g->dropped_frames += t->dropped_frames;
-	g->abandoned += t->abandoned;
-	g->unmatched += t->unmatched;
+	/* a live thread may still be running (a write does not wait for it forever) */
+	g->dropped_arcs += SPY_GET(t->arcs.dropped_arcs);
+	g->dropped_funcs += SPY_GET(t->arcs.dropped_funcs);
+	g->dropped_frames += SPY_GET(t->dropped_frames);
+	g->abandoned += SPY_GET(t->abandoned);
+	g->unmatched += SPY_GET(t->unmatched);
 	if (spy_written_mode() == SPY_MODE_TIME)
 		g->flags |= GMON_THREAD_STOPWATCH;
 	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
 		g->flags |= GMON_THREAD_OFFCPU;
-		g->off_blocked += t->off.blocked;
-		g->off_preempted += t->off.preempted;
-		g->off_switches += t->off.switches;
-		g->off_lost += t->off.lost;
+		g->off_blocked += SPY_GET(t->off.blocked);
+		g->off_preempted += SPY_GET(t->off.preempted);
+		g->off_switches += SPY_GET(t->off.switches);
+		g->off_lost += SPY_GET(t->off.lost);
 	}
 
 	memset(&one, 0, sizeof(one));
@@ -477,7 +478,10 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	}
 
 	/* threads */
-	for (struct spy_thread *t = spy_threads; t; t = t->next)
+	/* the list grows at its head while the write runs (a new thread's first count): read once */
+	struct spy_thread *head = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE);
+
+	for (struct spy_thread *t = head; t; t = t->next)
 		nthreads++;
 	nthreads++; /* the folded threads' */
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
@@ -488,14 +492,14 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		rc = -1;
 		goto out;
 	}
-	for (struct spy_thread *t = spy_threads; t; t = t->next) {
+	for (struct spy_thread *t = head; t; t = t->next) {
 		struct spy_tdata live;
 		const struct spy_tdata *d = &t->data;
 
 		if (t->state == SPY_THREAD_GONE)
 			continue;
 		if (t->state == SPY_THREAD_LIVE) {
-			*open_frames += t->tables ? t->depth : 0;
+			*open_frames += __atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) ? SPY_GET(t->depth) : 0;
 			if (spy_thread_snapshot(t, &live)) {
 				rc = -1;
 				continue;
@@ -671,7 +675,7 @@ static int write_profile(const char *path, int final)
 	/* hooks run by a signal handler during the write must not touch the tables being read */
 	if (real) {
 		busy = me->busy;
-		me->busy = 1;
+		SPY_SET(me->busy, 1);
 	}
 	gmon_profile_init(&p);
 	spy_samp_quiet++; /* the writer's allocations are the profiler's */
@@ -714,7 +718,7 @@ static int write_profile(const char *path, int final)
 	pthread_mutex_unlock(&spy_lock);
 	spy_samp_quiet--;
 	if (real)
-		me->busy = busy;
+		SPY_SET(me->busy, busy);
 	if (!busy && unlikely(spy_nest_deferred)) /* a handler that landed in the write (sig-nest.c) */
 		spy_sig_nest_release();
 	if (rc)

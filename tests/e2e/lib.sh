@@ -45,6 +45,16 @@ tap_skip_all() {
 	exit 0
 }
 
+# Under ThreadSanitizer (SAN=thread) SPY_TSAN is 1. What cannot work under it (signals that end the run,
+# perf events, timing, huge thread counts) skips with its reason: tsan_skip_all REASON for a whole
+# script; for one point, its description ends with $(tsan_skip REASON) and its check returns early.
+case $SPY_SAN_FLAGS in *=thread*) SPY_TSAN=1 ;; *) SPY_TSAN= ;; esac
+tsan_skip_all() { [ -z "$SPY_TSAN" ] || tap_skip_all "under ThreadSanitizer: $*"; }
+tsan_skip() { [ -z "$SPY_TSAN" ] || echo " # SKIP under ThreadSanitizer: $*"; }
+# the reasons shared by several scripts
+TSAN_NO_OPENMP="libgomp is not built with it, so the end of a parallel region is invisible and every OpenMP program reports a race"
+TSAN_NO_TAILCALLS="no tail calls: its exit hook follows every call"
+
 ok() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $*"

@@ -6,6 +6,7 @@
 # place). A switch of plain returns beside a tail call (samples/tokens.c) gets one exit hook for
 # the returns, not one each, and a tail hook before the tail call.
 . "$(dirname "$0")/lib.sh"
+tsan_skip_all "$TSAN_NO_TAILCALLS"
 need_plugin
 setup_workdir
 

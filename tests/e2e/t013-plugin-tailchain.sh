@@ -7,6 +7,7 @@
 # runs in an 8 MiB stack (it would not as calls: checked with -fno-optimize-sibling-calls), past
 # libspytrace's 65 536-frame shadow stack, with every arc still exact and every enter exited.
 . "$(dirname "$0")/lib.sh"
+tsan_skip_all "$TSAN_NO_TAILCALLS"
 need_plugin
 setup_workdir
 

@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 EOC
 dead_frames() {
 	local p=$T/dead ig iff ih
+	[ -z "$SPY_TSAN" ] || return 0
 	$CC -O2 -g -I"$SAMPLES" -c "$T/spinlib.c" -o "$T/spinlib.o" $SPY_SAN_FLAGS || return 1
 	rt_cc "$p" "$CC" $ARCS "$T/dead.c" "$T/spinlib.o" || return 1
 	RT_ENV=SPYRT_MODE=arcs rt_run "$p" || return 1
@@ -95,5 +96,5 @@ dead_frames() {
 	echo "innermost frame in samples: g $ig, f $iff, h $ih"
 	[ "$ig" = 0 ] && [ "$iff" -gt 10 ] && [ "$ih" -gt 10 ]
 }
-check "CPU samples: a returned call is never the innermost frame" dead_frames
+check "CPU samples: a returned call is never the innermost frame$(tsan_skip its signals come late, merged: no sampling)" dead_frames
 tap_done

@@ -43,10 +43,11 @@ min_self() {
 }
 quiet() {
 	local v
+	[ -z "$SPY_TSAN" ] || return 0
 	v=$(min_self "$1") || { echo "$v"; return 1; }
 	echo "$1: self $v cycles after the flush"
 	[ "$v" -lt 5000 ]
 }
-check "outer, active across the flush, gains no time it did not spend (< 5000 cycles)" quiet outer
-check "main, active across the flush too, gains none either" quiet main
+check "outer, active across the flush, gains no time it did not spend (< 5000 cycles)$(tsan_skip the instrumented runtime alone spends cycles of that size)" quiet outer
+check "main, active across the flush too, gains none either$(tsan_skip the instrumented runtime alone spends cycles of that size)" quiet main
 tap_done

@@ -68,7 +68,7 @@ static const struct gmon_fstat *fstat(const struct gmon_profile *p, const void *
 	return NULL;
 }
 
-static volatile uint64_t sink;
+static __thread volatile uint64_t sink; /* per thread: the test's threads do not race on it */
 
 static NOINL void leaf(void)
 {
