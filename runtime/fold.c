@@ -275,10 +275,10 @@ void spy_fold_exited(void)
 	struct spy_thread *v = NULL;
 	uint64_t kept = 0, cv = 0;
 
-	for (struct spy_thread *t = spy_threads; t; t = t->next) {
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 		uint64_t c;
 
-		if (t->state != SPY_THREAD_EXITED || t->main)
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_EXITED || t->main)
 			continue;
 		kept++;
 		c = calls_of(t);

@@ -64,8 +64,14 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 		 * on a branch taken only by recursion */
 		if (likely(--s->depth == 0)) {
 			SPY_SET(a->incl, a->incl + incl);
-			s->sq += (unsigned __int128)incl *
-				 incl; /* 16 bytes: read by a snapshot of a parked thread */
+			{
+				/* two halves, each a relaxed store: a snapshot reads them while this runs */
+				unsigned __int128 q = (unsigned __int128)incl * incl;
+				uint64_t lo = s->sq_lo + (uint64_t)q;
+
+				SPY_SET(s->sq_hi, s->sq_hi + (uint64_t)(q >> 64) + (lo < s->sq_lo));
+				SPY_SET(s->sq_lo, lo);
+			}
 			if (unlikely(incl < s->min))
 				SPY_SET(s->min, incl);
 		} else {

@@ -118,11 +118,11 @@ struct spy_site {
  * inclusive and self cycles are the sums over the arcs into it, made when writing. */
 struct spy_fstat {
 	uint64_t addr;
-	uint32_t next;        /* hash chain */
-	uint32_t depth;       /* active activations: inclusive time is added at the outermost only */
-	uint64_t min;         /* of the outermost calls (min_inner: the others'; the file's min is both's) */
-	uint64_t max;         /* of every call, which is the outermost calls' too: they hold the others */
-	unsigned __int128 sq; /* the outermost calls' sum of squared inclusive cycles */
+	uint32_t next;         /* hash chain */
+	uint32_t depth;        /* active activations: inclusive time is added at the outermost only */
+	uint64_t min;          /* of the outermost calls (min_inner: the others'; the file's min is both's) */
+	uint64_t max;          /* of every call, which is the outermost calls' too: they hold the others */
+	uint64_t sq_lo, sq_hi; /* the outermost calls' sum of squared inclusive cycles, 128 bits */
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
 	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
 	/* the stopwatch's rare part, apart from the hot fields: calls inside an active one of the same

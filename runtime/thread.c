@@ -325,8 +325,8 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			g->min = g->min == UINT64_MAX ? 0 : g->min;
 			g->max = SPY_GET(f->max);
 			g->outer_min = min == UINT64_MAX ? 0 : min;
-			g->outer_sq[0] = (uint64_t)f->sq;
-			g->outer_sq[1] = (uint64_t)(f->sq >> 64);
+			g->outer_sq[0] = SPY_GET(f->sq_lo);
+			g->outer_sq[1] = SPY_GET(f->sq_hi);
 			/* the outermost calls' histogram: every call's less the inner ones' (the owner
 			 * may be running: never below 0) */
 			for (int k = 0; k < SPY_HIST_BUCKETS; k++) {
