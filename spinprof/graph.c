@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "prof.h"
+#include "symspec.h"
 
 /* Arc index lists grouped by parent and by child, each in the arcs' first-seen order. The counts
  * and cursors are kept in small arrays of their own (a function's struct is big, and the arcs
@@ -180,16 +181,19 @@ static void graph_cycles(struct prof *p)
 	p->ncycles = p->nr - n;
 }
 
-/* gprof's propagate_time for one function (fractions are all 1: no -f/-e options). */
+/* gprof's propagate_time for one function: a child's time is shared among its callers by calls,
+ * and the part a caller's own callers see is its prop_fract (1 unless -n/-N/-E/-F say otherwise). */
 static void propagate(struct prof *p, uint32_t pi)
 {
 	struct prof_func *parent = &p->items[pi];
+	if (parent->prop_fract == 0.0)
+		return;
 	for (uint32_t k = 0; k < parent->nchild; k++) {
 		struct prof_arc *a = &p->arcs[p->child_arcs[parent->child0 + k]];
 		uint32_t ci = a->child;
-		if (a->count == 0 || ci == pi)
-			continue;
 		struct prof_func *child = &p->items[ci];
+		if (a->count == 0 || ci == pi || child->prop_fract == 0.0)
+			continue;
 		if (child->head != ci) {
 			if (parent->cyc == child->cyc)
 				continue;
@@ -200,12 +204,92 @@ static void propagate(struct prof *p, uint32_t pi)
 		a->time = child->time * ((double)a->count / (double)child->ncalls);
 		a->child_time = child->child_time * ((double)a->count / (double)child->ncalls);
 		double share = a->time + a->child_time;
+		double prop_share = parent->prop_fract * share;
 		parent->child_time += share;
-		parent->prop_child += share;
+		parent->prop_child += prop_share;
 		if (parent->head != pi) {
 			p->items[parent->head].child_time += share;
-			p->items[parent->head].prop_child += share;
+			p->items[parent->head].prop_child += prop_share;
 		}
+	}
+}
+
+static int spec_in(const struct prof_func *f, enum symspec_table t)
+{
+	return (f->spec >> t) & 1;
+}
+
+/* gprof's inherit_flags: a function is printed when a caller is, and sees the callers' fractions
+ * weighted by their calls; a cycle's members, what calls come into the cycle from outside. */
+static void inherit_flags(struct prof *p, uint32_t ci)
+{
+	struct prof_func *child = &p->items[ci];
+	if (child->head == ci) {
+		child->print_flag = 0;
+		child->prop_fract = 0.0;
+		for (uint32_t k = 0; k < child->nparent; k++) {
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
+			if (a->parent == ci)
+				continue;
+			const struct prof_func *parent = &p->items[a->parent];
+			child->print_flag |= parent->print_flag;
+			if (child->ncalls != 0)
+				child->prop_fract +=
+					parent->prop_fract * ((double)a->count / (double)child->ncalls);
+		}
+		return;
+	}
+	struct prof_func *head = &p->items[child->head];
+	head->print_flag = 0;
+	head->prop_fract = 0.0;
+	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+		const struct prof_func *fm = &p->items[m];
+		for (uint32_t k = 0; k < fm->nparent; k++) {
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
+			const struct prof_func *parent = &p->items[a->parent];
+			if (parent->head == child->head)
+				continue;
+			head->print_flag |= parent->print_flag;
+			if (head->ncalls != 0)
+				head->prop_fract +=
+					parent->prop_fract * ((double)a->count / (double)head->ncalls);
+		}
+	}
+	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+		p->items[m].print_flag = head->print_flag;
+		p->items[m].prop_fract = head->prop_fract;
+	}
+}
+
+/* gprof's propagate_flags, callers before callees (order is bottom up): what the call graph
+ * prints (-q/-Q NAME, -e, -f) and whose time reaches its callers (-n/-N, -E, -F). Sets prop_self. */
+static void propagate_flags(struct prof *p, const uint32_t *order)
+{
+	int incl_graph = (p->spec_used >> SYMSPEC_INCL_GRAPH) & 1;
+	int incl_time = (p->spec_used >> SYMSPEC_INCL_TIME) & 1;
+	uint32_t old_head = PROF_NONE;
+	for (size_t k = p->nsyms; k-- > 0;) {
+		uint32_t ci = order[k];
+		struct prof_func *child = &p->items[ci];
+		if (child->head != old_head) {
+			old_head = child->head;
+			inherit_flags(p, ci);
+		}
+		if (!child->print_flag) {
+			if (spec_in(child, SYMSPEC_INCL_GRAPH) ||
+			    (!incl_graph && !spec_in(child, SYMSPEC_EXCL_GRAPH)))
+				child->print_flag = 1;
+		} else if (!spec_in(child, SYMSPEC_INCL_GRAPH) && spec_in(child, SYMSPEC_EXCL_GRAPH)) {
+			child->print_flag = 0;
+		}
+		if (child->prop_fract == 0.0) {
+			if (spec_in(child, SYMSPEC_INCL_TIME) ||
+			    (!incl_time && !spec_in(child, SYMSPEC_EXCL_TIME)))
+				child->prop_fract = 1.0;
+		} else if (!spec_in(child, SYMSPEC_INCL_TIME) && spec_in(child, SYMSPEC_EXCL_TIME)) {
+			child->prop_fract = 0.0;
+		}
+		child->prop_self = child->time * child->prop_fract;
 	}
 }
 
@@ -420,7 +504,6 @@ void graph_analyse(struct prof *p)
 	uint32_t *parent_of, *child_of = graph_lists(p, &parent_of);
 	for (size_t i = 0; i < p->nsyms; i++) {
 		struct prof_func *f = &p->items[i];
-		f->print_flag = 1;
 		f->self_calls = 0;
 		for (uint32_t k = 0; k < f->nchild; k++) {
 			const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
@@ -433,8 +516,6 @@ void graph_analyse(struct prof *p)
 	size_t nscc;
 	uint32_t *roots = graph_scc(p, child_of, &nscc);
 	graph_cycles(p);
-	for (size_t i = p->nsyms; i < p->nr; i++)
-		p->items[i].print_flag = 1;
 	/* bottom up: components complete callees first; all members of one before the next */
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	uint32_t *start = xcalloc(nscc + 2, sizeof(uint32_t));
@@ -444,9 +525,10 @@ void graph_analyse(struct prof *p)
 		start[s + 1] += start[s];
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[start[p->items[i].scc]++] = (uint32_t)i;
+	propagate_flags(p, order);
 	if (p->measured) {
 		measured_times(p, order, child_of, parent_of);
-	} else {
+	} else if (p->sampled) {
 		for (size_t i = 0; i < p->nsyms; i++) {
 			struct prof_func *f = &p->items[i];
 			f->prop_self = f->time;
@@ -455,12 +537,23 @@ void graph_analyse(struct prof *p)
 		}
 		for (size_t i = p->nsyms; i < p->nr; i++)
 			p->items[i].prop_self = p->items[i].time;
-		if (p->sampled)
-			sampled_times(p);
-		else
-			for (size_t i = 0; i < p->nsyms; i++)
-				propagate(p, order[i]);
+		sampled_times(p);
+	} else {
+		for (size_t i = p->nsyms; i < p->nr; i++)
+			p->items[i].prop_self = 0.0;
+		for (size_t i = 0; i < p->nsyms; i++) {
+			struct prof_func *f = &p->items[i];
+			if (f->head != i) {
+				p->items[f->head].time += f->time;
+				p->items[f->head].prop_self += f->prop_self;
+			}
+		}
+		for (size_t i = 0; i < p->nsyms; i++)
+			propagate(p, order[i]);
 	}
+	p->print_time = 0.0;
+	for (size_t i = 0; i < p->nsyms; i++)
+		p->print_time += p->measured ? p->items[i].time : p->items[i].prop_self;
 	free(order);
 	free(start);
 	free(roots);

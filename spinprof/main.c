@@ -5,45 +5,154 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out-dump.h"
 #include "out.h"
 #include "read.h"
 #include "samples.h"
+#include "symspec.h"
 #include "symtab.h"
 
 #define SPINPROF_VERSION "0.1"
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-pPqQbzsh] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
-	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
+	fputs("usage: spinprof [-abcDhiLsTvxzZ] [-pPqQ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO] [-m N]\n"
+	      "                [-t N] [-w N] [-d[N]] [-O FORMAT] [--[no-]demangle] [--spy] [--threads]\n"
+	      "                [--cutoff=PCT] [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
 	      f);
 }
+
+/* Every option, gprof's and ours: getopt's tables are built from this one, and --help prints it. */
+enum {
+	LONG_DEMANGLE = 256,
+	LONG_NO_DEMANGLE,
+	LONG_SPY,
+	LONG_THREADS,
+	LONG_CUTOFF,
+	LONG_DUMP,
+	LONG_FORMAT,
+};
+
+struct sp_opt {
+	int key;          /* the short option, or OPT_* */
+	const char *name; /* the long one, or NULL */
+	int arg;          /* no_argument, required_argument, optional_argument */
+	const char *help; /* NULL: not listed apart (the long form of the line above) */
+};
+
+static const struct sp_opt sp_opts[] = {
+	{ 'p', "flat-profile", optional_argument,
+	  "-p[SYMSPEC]      flat profile only (of SYMSPEC's functions)" },
+	{ 'P', "no-flat-profile", optional_argument,
+	  "-P[SYMSPEC]      no flat profile (SYMSPEC: flat profile without it)" },
+	{ 'q', "graph", optional_argument,
+	  "-q[SYMSPEC]      call graph only (from SYMSPEC down; FROM/TO: only those arcs)" },
+	{ 'Q', "no-graph", optional_argument,
+	  "-Q[SYMSPEC]      no call graph (SYMSPEC: call graph without it; FROM/TO: arcs)" },
+	{ 'e', NULL, required_argument, "-e SYMSPEC       leave SYMSPEC's entries out of the call graph" },
+	{ 'E', NULL, required_argument,
+	  "-E SYMSPEC       as -e, and its time out of its callers' and the total" },
+	{ 'f', NULL, required_argument, "-f SYMSPEC       call graph of SYMSPEC and what it calls only" },
+	{ 'F', NULL, required_argument,
+	  "-F SYMSPEC       as -f, and only its time in the call graph's total" },
+	{ 'n', "time", required_argument, "-n SYMSPEC       propagate only SYMSPEC's time (--time=SYMSPEC)" },
+	{ 'N', "no-time", required_argument,
+	  "-N SYMSPEC       propagate no time of SYMSPEC (--no-time=SYMSPEC)" },
+	{ 'k', NULL, required_argument, "-k FROM/TO       delete the arcs FROM -> TO, and their calls" },
+	{ 'a', "no-static", no_argument,
+	  "-a               no static functions (their time goes to the one before)" },
+	{ 'D', "ignore-non-functions", no_argument, "-D               only symbols that are functions" },
+	{ 'c', "static-call-graph", no_argument,
+	  "-c               add the calls the code makes but did not run (GNU mode)" },
+	{ 'b', "brief", no_argument, "-b               brief: no explanations" },
+	{ 'z', "display-unused-functions", no_argument,
+	  "-z               also functions never called, with no time" },
+	{ 'L', "print-path", no_argument, "-L               static functions' files with their whole path" },
+	{ 'w', "width", required_argument, "-w N             the index's width (default 80)" },
+	{ 'm', "min-count", required_argument,
+	  "-m N             annotations: lines run fewer than N times left out" },
+	{ 't', "table-length", required_argument,
+	  "-t N             annotations: the top N lines (default 10)" },
+	{ 'x', "all-lines", no_argument, "-x               annotations: every line" },
+	{ 'Z', "no-exec-counts", optional_argument, "-Z[SYMSPEC]      no execution counts" },
+	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
+	{ 'O', "file-format", required_argument,
+	  "-O FORMAT        the profiles' format: auto, bsd, 4.4bsd, magic" },
+	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
+	{ 's', "sum", no_argument, "-s               write the summed profile to gmon.sum" },
+	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
+	{ LONG_DEMANGLE, "demangle", optional_argument,
+	  "--demangle       demangle C++ names (default); --no-demangle keeps them" },
+	{ LONG_NO_DEMANGLE, "no-demangle", no_argument, NULL },
+	{ LONG_SPY, "spy", no_argument,
+	  "--spy            only the Spy report (printed after the call graph when there are samples)" },
+	{ LONG_THREADS, "threads", no_argument, "--threads        only the Spy report's header and threads" },
+	{ LONG_CUTOFF, "cutoff", required_argument,
+	  "--cutoff=PCT     the Spy report hides what weighs less than PCT % (default 1)" },
+	{ LONG_FORMAT, "format", required_argument,
+	  "--format=NAME    write the profile in format NAME instead of the text report:" },
+	{ LONG_DUMP, "dump", no_argument,
+	  "--dump           no report: every record of each spy profile as text, one fact a line\n"
+	  "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it" },
+	{ 'h', "help", no_argument, "-h, --help       this help" },
+	{ 'v', "version", no_argument, "-v, --version    the version" },
+	{ 0, NULL, 0, NULL },
+};
 
 static void help(void)
 {
 	usage(stdout);
 	fputs("\nA spy profile (or several, summed) needs nothing else; an ELF first operand means\n"
-	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n\n"
-	      "  -p             flat profile only          -P   no flat profile\n"
-	      "  -q             call graph only            -Q   no call graph\n"
-	      "  -b             brief: no explanations     -z   also functions never called, with no time\n"
-	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
-	      "  -o FILE        write the report to FILE\n"
-	      "  -s             write the summed profile to gmon.sum\n"
-	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
-	      "  --threads      only the Spy report's header and threads\n"
-	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1)\n"
-	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
+	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n"
+	      "No operands: ./gmon.out, a spy profile, or a.out and a gcc -pg gmon.out.\n"
+	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's.\n\n",
 	      stdout);
-	for (const struct out_format *fm = out_formats; fm->name; fm++)
-		fprintf(stdout, "                 %-10s %s\n", fm->name, fm->help);
-	fputs("  --dump         no report: every record of each spy profile as text, one fact a line\n"
-	      "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it\n"
-	      "  -h, --help     this help                  --version  the version\n",
-	      stdout);
+	for (const struct sp_opt *op = sp_opts; op->key; op++) {
+		if (!op->help)
+			continue;
+		fprintf(stdout, "  %s\n", op->help);
+		if (op->key == LONG_FORMAT)
+			for (const struct out_format *fm = out_formats; fm->name; fm++)
+				fprintf(stdout, "                   %-10s %s\n", fm->name, fm->help);
+	}
+}
+
+/* A number option's value: a decimal from lo up, or one line and -1. */
+static long num_arg(const char *opt, const char *arg, long lo)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (!arg[0] || *end || v < lo || v > 1000000000L) {
+		fprintf(stderr, "spinprof: %s %s: not a number from %ld\n", opt, arg, lo);
+		return -1;
+	}
+	return v;
+}
+
+/* The first 8 bytes of path: "gmon" and glibc's version 1 (gnu_gmon), or spy's (spy_gmon). */
+static int gmon_version_is(const char *path, uint32_t version)
+{
+	unsigned char b[8];
+	char err[128];
+	int fd = gmon_open_regular(path, err, sizeof(err)); /* no FIFO or device is read */
+	int ok = fd >= 0 && pread(fd, b, 8, 0) == 8 && memcmp(b, "gmon", 4) == 0 &&
+		 (uint32_t)(b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24) == version;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static int gnu_gmon(const char *path)
+{
+	return gmon_version_is(path, GMON_GNU_VERSION);
+}
+
+static int spy_gmon(const char *path)
+{
+	return gmon_version_is(path, GMON_SPY_VERSION);
 }
 
 /* Close the report's stream (out, or standard output) after it was written with result rc: the exit
@@ -62,45 +171,44 @@ static int finish_output(FILE *f, const char *out, int rc)
 	return 0;
 }
 
+/* gprof's output styles: -p/-q (and their SYMSPEC forms) choose, -P/-Q without one take away */
+enum style {
+	STYLE_FLAT = 1u << 0,
+	STYLE_GRAPH = 1u << 1,
+	STYLE_INFO = 1u << 2,
+};
+
 int main(int argc, char **argv)
 {
-	enum {
-		OPT_DEMANGLE = 256,
-		OPT_NO_DEMANGLE,
-		OPT_VERSION,
-		OPT_SPY,
-		OPT_THREADS,
-		OPT_CUTOFF,
-		OPT_DUMP,
-		OPT_FORMAT
-	};
-	static const struct option longopts[] = {
-		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "brief", no_argument, NULL, 'b' },
-		{ "spy", no_argument, NULL, OPT_SPY },
-		{ "threads", no_argument, NULL, OPT_THREADS },
-		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
-		{ "dump", no_argument, NULL, OPT_DUMP },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ NULL, 0, NULL, 0 },
-	};
-	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, c;
+	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
+	char shortopts[3 * sizeof(sp_opts) / sizeof(sp_opts[0]) + 1], *sq = shortopts;
+	size_t nl = 0;
+	for (const struct sp_opt *op = sp_opts; op->key; op++) {
+		if (op->name)
+			longopts[nl++] = (struct option){ op->name, op->arg, NULL, op->key };
+		if (op->key < 256) {
+			*sq++ = (char)op->key;
+			for (int k = 0; k < op->arg; k++)
+				*sq++ = ':';
+		}
+	}
+	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
+	*sq = '\0';
+	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
+	int sum = 0, dump = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
-	unsigned flags = 0;
+	struct print_opts po = { 0, 80 };
 	const char *out = NULL;
-	struct read_opts o = { 1, NULL };
+	struct read_opts o = { 1, NULL, 0, 0, 0, 0, 0, NULL };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
+	struct symspecs specs = { 0 };
 	const struct out_format *format = NULL; /* NULL: the text report */
 	int cutoff_given = 0;
 	char *end;
 	opterr = 0;
 	int li;
-	while ((c = getopt_long(argc, argv, "pPqQbzso:h", longopts, &li)) != -1) {
-		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
-		    c != '?') {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
+		if (c != 'o' && c != 'h' && c != 'v' && c != LONG_DUMP && c != LONG_FORMAT && c != '?') {
 			if (c < 256)
 				snprintf(report_opt, sizeof(report_opt), "-%c", c);
 			else
@@ -108,22 +216,102 @@ int main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'p':
-			only_flat = 1;
+			if (optarg)
+				symspecs_add(&specs, optarg, SYMSPEC_INCL_FLAT);
+			user_style |= STYLE_FLAT;
 			break;
 		case 'P':
-			no_flat = 1;
+			if (optarg) {
+				symspecs_add(&specs, optarg, SYMSPEC_EXCL_FLAT);
+				user_style |= STYLE_FLAT;
+			} else {
+				style &= ~STYLE_FLAT;
+				user_style &= ~STYLE_FLAT;
+			}
 			break;
 		case 'q':
-			only_graph = 1;
-			break;
 		case 'Q':
-			no_graph = 1;
+			if (optarg) {
+				int arcs = strchr(optarg, '/') != NULL;
+				symspecs_add(&specs, optarg,
+					     c == 'q' ? (arcs ? SYMSPEC_INCL_ARCS : SYMSPEC_INCL_GRAPH) :
+							(arcs ? SYMSPEC_EXCL_ARCS : SYMSPEC_EXCL_GRAPH));
+				user_style |= STYLE_GRAPH;
+			} else if (c == 'q') {
+				user_style |= STYLE_GRAPH;
+			} else {
+				style &= ~STYLE_GRAPH;
+				user_style &= ~STYLE_GRAPH;
+			}
+			break;
+		case 'e':
+		case 'E':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_GRAPH);
+			if (c == 'E')
+				symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+			break;
+		case 'f':
+		case 'F':
+			symspecs_add(&specs, optarg, SYMSPEC_INCL_GRAPH);
+			if (c == 'F')
+				symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+			break;
+		case 'n':
+			symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+			break;
+		case 'N':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+			break;
+		case 'k':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_ARCS);
+			break;
+		case 'a':
+			o.no_static = 1;
+			break;
+		case 'D':
+			o.only_funcs = 1;
+			break;
+		case 'c':
+			o.static_calls = 1;
 			break;
 		case 'b':
-			flags |= PRINT_BRIEF;
+			po.flags |= PRINT_BRIEF;
 			break;
 		case 'z':
-			flags |= PRINT_ZEROS;
+			po.flags |= PRINT_ZEROS;
+			break;
+		case 'L':
+			po.flags |= PRINT_FULL_PATH;
+			break;
+		case 'w':
+		case 'm':
+		case 't': {
+			/* -m and -t shape the annotated listings (-A, -x), which this report has not */
+			char name[4] = { '-', (char)c, 0, 0 };
+			long v = num_arg(name, optarg, c == 't' ? 1 : 0);
+			if (v < 0)
+				return 2;
+			if (c == 'w')
+				po.width = (int)v;
+			break;
+		}
+		case 'x':
+		case 'Z':
+		case 'd':
+			/* -x and -Z (annotations' lines and execution counts) change nothing here, -d
+			 * prints no debugging */
+			break;
+		case 'O':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
+				fprintf(stderr,
+					"spinprof: -O %s: not a profile format spinprof reads (auto, magic)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			user_style |= STYLE_INFO;
+			o.file_info = 1;
 			break;
 		case 's':
 			sum = 1;
@@ -134,19 +322,19 @@ int main(int argc, char **argv)
 		case 'h':
 			help();
 			return 0;
-		case OPT_DEMANGLE:
+		case LONG_DEMANGLE:
 			o.demangle = 1;
 			break;
-		case OPT_NO_DEMANGLE:
+		case LONG_NO_DEMANGLE:
 			o.demangle = 0;
 			break;
-		case OPT_SPY:
+		case LONG_SPY:
 			so.sections |= SPY_ALL;
 			break;
-		case OPT_THREADS:
+		case LONG_THREADS:
 			so.sections |= SPY_HEADER | SPY_THREADS;
 			break;
-		case OPT_CUTOFF:
+		case LONG_CUTOFF:
 			/* plain decimals only: strtod would also take blanks, signs, hex, inf and nan */
 			so.cutoff = strtod(optarg, &end);
 			if (!optarg[0] || strspn(optarg, "0123456789.") != strlen(optarg) || *end ||
@@ -157,7 +345,7 @@ int main(int argc, char **argv)
 			}
 			cutoff_given = 1;
 			break;
-		case OPT_FORMAT:
+		case LONG_FORMAT:
 			if (!strcmp(optarg, "text")) {
 				format = NULL;
 				break;
@@ -171,10 +359,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case OPT_DUMP:
+		case LONG_DUMP:
 			dump = 1;
 			break;
-		case OPT_VERSION:
+		case 'v':
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
 			return 0;
 		default:
@@ -182,15 +370,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	int show_flat = 1, show_graph = 1;
-	if (only_flat || only_graph) {
-		show_flat = only_flat;
-		show_graph = only_graph;
+	if (user_style)
+		style = user_style;
+	/* gprof's default_excluded_list: the profiler's own functions, in every listing */
+	static const char *const excluded[] = { "_gprof_mcount",     "mcount",     "_mcount", "__mcount",
+						"__mcount_internal", "__mcleanup", NULL };
+	for (const char *const *x = excluded; *x; x++) {
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_TIME);
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_GRAPH);
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_FLAT);
 	}
-	if (no_flat)
-		show_flat = 0;
-	if (no_graph)
-		show_graph = 0;
+	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
+	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
+	o.need_source = symspecs_need_source(&specs);
 	if (sum)
 		o.sum_path = "gmon.sum";
 	char **ops = argv + optind;
@@ -218,19 +410,47 @@ int main(int argc, char **argv)
 	struct prof p;
 	prof_init(&p);
 	int rc;
+	/* gprof's operands: PROG (default a.out) and its gmon.out files (default gmon.out); a spy
+	 * profile needs no program, and with one it must be the program that ran */
+	char *prog = NULL, **profs = ops;
+	int nprofs = nops;
 	if (nops > 0 && symtab_is_elf(ops[0])) {
+		prog = ops[0];
+		profs = ops + 1;
+		nprofs = nops - 1;
+	}
+	if (nprofs == 0) {
+		profs = dflt;
+		nprofs = 1;
+	}
+	static char aout[] = "a.out";
+	if (!prog && nops == 0 && gnu_gmon(profs[0]))
+		prog = aout;
+	if (prog && !gnu_gmon(profs[0]) && spy_gmon(profs[0])) {
+		o.prog = prog;
+		prog = NULL;
+	}
+	if (prog) {
 		if (sum)
 			fputs("spinprof: -s writes spy profiles; ignored in GNU mode\n", stderr);
 		o.sum_path = NULL;
-		rc = nops > 1 ? read_gnu(&p, ops[0], ops + 1, nops - 1, &o) :
-				read_gnu(&p, ops[0], dflt, 1, &o);
+		rc = read_gnu(&p, prog, profs, nprofs, &o);
 	} else {
-		rc = nops > 0 ? read_spy(&p, ops, nops, &o) : read_spy(&p, dflt, 1, &o);
+		rc = read_spy(&p, profs, nprofs, &o);
+	}
+	if (rc == 0 && style == STYLE_INFO) {
+		/* -i alone: what the files hold, nothing more */
+		prof_release(&p);
+		symspecs_release(&specs);
+		return finish_output(stdout, NULL, 0);
 	}
 	if (rc < 0) {
 		prof_release(&p);
+		symspecs_release(&specs);
 		return 2;
 	}
+	symspecs_apply(&specs, &p);
+	symspecs_release(&specs);
 	graph_analyse(&p);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {
@@ -242,11 +462,11 @@ int main(int argc, char **argv)
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	int first = 1;
-	so.brief = (flags & PRINT_BRIEF) != 0;
+	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
-	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
+	so.what = profs[0];
 	if (format) {
-		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, flags };
+		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, po.flags };
 		rc = format->write(f, &p, &oo);
 	} else if (so.sections) {
 		/* the Spy report alone */
@@ -261,10 +481,10 @@ int main(int argc, char **argv)
 		if (p.kind == PROF_SPY && !only_flat && !only_graph)
 			print_header(f, &p);
 		if (show_flat)
-			print_flat(f, &p, flags, &first);
+			print_flat(f, &p, &po, &first);
 		if (show_graph) {
-			print_graph(f, &p, flags, &first);
-			print_index(f, &p, flags);
+			print_graph(f, &p, &po, &first);
+			print_index(f, &p, &po);
 		}
 		if (!only_flat && !only_graph && sp_has_samples(&p)) {
 			so.sections = SPY_ALL;

@@ -9,6 +9,7 @@
 #include "fmt.h"
 #include "prof.h"
 #include "spy-abi.h"
+#include "symspec.h"
 
 /* What the columns mean, in our words: printed after each listing unless -b, where a gprof user
  * expects an explanation. */
@@ -233,8 +234,9 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	*o->q++ = '\n';
 }
 
-void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
+void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
+	unsigned flags = po->flags;
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[i] = (uint32_t)i;
@@ -274,6 +276,13 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	snprintf(unit, sizeof(unit), "%cs/call", si_tab[log_scale].prefix);
 	fprintf(f, "\nEach sample counts as %g seconds.\n", 1.0 / p->hz);
 	double total = p->total_time;
+	if (p->kind == PROF_SPY && (p->spec_used & (1u << SYMSPEC_INCL_FLAT | 1u << SYMSPEC_EXCL_FLAT))) {
+		/* gprof's total leaves out the time of the functions not listed */
+		total = 0.0;
+		for (size_t i = 0; i < p->nsyms; i++)
+			if (symspecs_in_flat(p, &p->items[i]))
+				total += p->items[i].time;
+	}
 	if (total <= 0.0) {
 		fputs(" no time accumulated\n\n", f);
 		total = 1.0;
@@ -293,7 +302,8 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	struct obuf o;
 	ob_open(&o, f);
 	for (size_t i = 0; i < p->nsyms; i++)
-		flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
+		if (symspecs_in_flat(p, &p->items[order[i]]))
+			flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
 	ob_close(&o);
 	free(order);
 	if (!(flags & PRINT_BRIEF)) {
@@ -741,16 +751,15 @@ static void graph_all(struct obuf *o, const struct prof *p, const struct glab *g
 	pthread_cond_destroy(&w.cv);
 }
 
-void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
+void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
+	unsigned flags = po->flags;
 	if (!*first)
 		fputs("\f\n", f);
 	*first = 0;
 	fputs(flags & PRINT_BRIEF ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n",
 	      f);
-	double print_time = 0.0;
-	for (size_t i = 0; i < p->nsyms; i++)
-		print_time += p->items[i].time;
+	double print_time = p->print_time;
 	/* gprof's line says what one sample is worth; a spy profile has no samples to weigh: it says
 	 * what its unit is and how much time there is, or that its mode measures none */
 	if (p->kind == PROF_SPY && p->measured)
@@ -803,9 +812,10 @@ static int cmp_name(const void *a, const void *b)
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
 
-void print_index(FILE *f, struct prof *p, unsigned flags)
+void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 {
-	int column_width = (80 - 1) / 3;
+	unsigned flags = po->flags;
+	int column_width = (po->width - 1) / 3;
 	uint32_t *names = xmalloc((p->nr + 1) * sizeof(uint32_t));
 	size_t nnames = 0;
 	for (size_t i = 0; i < p->nsyms; i++) {
@@ -840,7 +850,7 @@ void print_index(FILE *f, struct prof *p, unsigned flags)
 				col += (int)strlen(s->name);
 				if (s->is_static && s->file) {
 					const char *fn = strrchr(s->file, '/');
-					fn = fn ? fn + 1 : s->file;
+					fn = fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file;
 					fprintf(f, " (%s)", fn);
 					col += (int)strlen(fn) + 3;
 				}

@@ -707,6 +707,34 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	free(b.state);
 }
 
+/* `spinprof PROG gmon.out` with a spy profile: PROG must be the executable that ran (the build-id
+ * the profile recorded); its symbols are then read from PROG, wherever the run's binary was. */
+static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *path)
+{
+	struct symtab t = { 0 };
+	for (uint32_t i = 0; i < g->nmodules; i++) {
+		struct gmon_module *m = &g->modules[i];
+		if (!(m->flags & GMON_MOD_MAIN))
+			continue;
+		int rc = symtab_load_build_id(&t, prog);
+		if (rc == 0 && m->build_id_len &&
+		    (t.build_id_len != m->build_id_len || memcmp(t.build_id, m->build_id, m->build_id_len))) {
+			fprintf(stderr, "spinprof: %s: not the program that wrote %s (build-id differs)\n",
+				prog, path);
+			rc = -1;
+		} else if (rc < 0) {
+			fprintf(stderr, "spinprof: %s: cannot read its build-id\n", prog);
+		} else {
+			free(m->path);
+			m->path = xstrdup(prog);
+		}
+		symtab_release(&t);
+		return rc;
+	}
+	fprintf(stderr, "spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
+	return -1;
+}
+
 int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 {
 	char err[512];
@@ -757,6 +785,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		}
 		p->duration_s += 0; /* computed below from the summed header */
 	}
+	if (o->prog && spy_use_prog(&p->spy, o->prog, paths[0]) < 0)
+		return -1;
 	/* the model is built from them all: one file's name only when there is one */
 	prof_reading(n == 1 ? paths[0] : NULL);
 	p->nprofiles = n;

@@ -127,7 +127,7 @@ report_opts() {
 	done
 }
 check "--dump with a report option: one line, status 2" report_opts
-helps() { "$SPINPROF" --help | grep -- '--dump' && "$SPINPROF" -x 2>&1 | grep -- '--dump'; }
+helps() { "$SPINPROF" --help | grep -- '--dump' && "$SPINPROF" -X 2>&1 | grep -- '--dump'; }
 check "--help and the usage line name --dump" helps
 
 # strings keep one fact a line: a thread name with a blank and a tab (the runtime reads comm up to a newline), arguments with a blank and a newline
