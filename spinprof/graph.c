@@ -207,6 +207,9 @@ static void propagate(struct prof *p, uint32_t pi)
 		double prop_share = parent->prop_fract * share;
 		parent->child_time += share;
 		parent->prop_child += prop_share;
+		/* printed: the part the caller's own callers see */
+		a->time *= parent->prop_fract;
+		a->child_time *= parent->prop_fract;
 		if (parent->head != pi) {
 			p->items[parent->head].child_time += share;
 			p->items[parent->head].prop_child += prop_share;
@@ -539,15 +542,14 @@ void graph_analyse(struct prof *p)
 			p->items[i].prop_self = p->items[i].time;
 		sampled_times(p);
 	} else {
-		for (size_t i = p->nsyms; i < p->nr; i++)
-			p->items[i].prop_self = 0.0;
+		/* gprof's cycle_time: a cycle's time is its members' but those -E left out */
 		for (size_t i = 0; i < p->nsyms; i++) {
 			struct prof_func *f = &p->items[i];
-			if (f->head != i) {
+			if (f->head != i && f->prop_fract != 0.0)
 				p->items[f->head].time += f->time;
-				p->items[f->head].prop_self += f->prop_self;
-			}
 		}
+		for (size_t i = p->nsyms; i < p->nr; i++)
+			p->items[i].prop_self = p->items[i].prop_fract * p->items[i].time;
 		for (size_t i = 0; i < p->nsyms; i++)
 			propagate(p, order[i]);
 	}

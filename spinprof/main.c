@@ -461,7 +461,7 @@ int main(int argc, char **argv)
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	int first = 1;
+	int first = !o.file_info; /* -i printed first: a form feed before the next */
 	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = profs[0];
