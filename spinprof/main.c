@@ -34,6 +34,7 @@ enum {
 	LONG_CUTOFF,
 	LONG_DUMP,
 	LONG_FORMAT,
+	LONG_INLINE_FILE_NAMES,
 };
 
 struct sp_opt {
@@ -80,8 +81,18 @@ static const struct sp_opt sp_opts[] = {
 	{ 'Z', "no-exec-counts", optional_argument, "-Z[SYMSPEC]      no execution counts" },
 	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
 	{ 'O', "file-format", required_argument,
-	  "-O FORMAT        the profiles' format: auto, bsd, 4.4bsd, magic" },
+	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
 	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
+	{ 'T', "traditional", no_argument,
+	  "-T               gprof's BSD layout: not implemented yet (status 2)" },
+	{ 'r', "function-ordering", no_argument,
+	  "-r               gprof's function ordering: not implemented yet (status 2)" },
+	{ 'R', "file-ordering", required_argument,
+	  "-R MAP           gprof's file ordering: not implemented yet (status 2)" },
+	{ 'S', "external-symbol-table", required_argument,
+	  "-S FILE          gprof's symbols from a file: not implemented yet (status 2)" },
+	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
+	  "--inline-file-names  not implemented yet (status 2)" },
 	{ 's', "sum", no_argument, "-s               write the summed profile to gmon.sum" },
 	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
 	{ LONG_DEMANGLE, "demangle", optional_argument,
@@ -96,7 +107,7 @@ static const struct sp_opt sp_opts[] = {
 	  "--format=NAME    write the profile in format NAME instead of the text report:" },
 	{ LONG_DUMP, "dump", no_argument,
 	  "--dump           no report: every record of each spy profile as text, one fact a line\n"
-	  "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it" },
+	  "                   (docs/FORMAT.md, \"Text dump\"); only -o goes with it" },
 	{ 'h', "help", no_argument, "-h, --help       this help" },
 	{ 'v', "version", no_argument, "-v, --version    the version" },
 	{ 0, NULL, 0, NULL },
@@ -309,6 +320,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'T':
+		case 'r':
+		case 'R':
+		case 'S':
+		case LONG_INLINE_FILE_NAMES:
+			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
+			fprintf(stderr, "spinprof: %s%s: not implemented yet\n", c < 256 ? "-" : "--",
+				c < 256 ? (char[]){ (char)c, 0 } : "inline-file-names");
+			return 2;
 		case 'i':
 			user_style |= STYLE_INFO;
 			o.file_info = 1;
