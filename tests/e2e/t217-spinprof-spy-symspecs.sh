@@ -8,14 +8,14 @@
 # no calls). Then the operands: `spinprof` alone reads ./gmon.out; `spinprof PROG gmon.out` with a
 # spy gmon.out is the report of gmon.out alone when PROG is the program that ran, and one line and
 # status 2 when it is another (a different build-id); in GNU mode no operands mean a.out and
-# gmon.out, as gprof's.
+# gmon.out, as gprof's; -i says what a spy profile holds (4 functions, 1 thread).
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 . "$(dirname "$0")/t100-runtime-basics.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 
-tap_plan 18
+tap_plan 19
 
 prof() {
 	rt_sample calls "$T/calls" || return 1
@@ -23,7 +23,7 @@ prof() {
 	cp "$T/calls.out" "$T/calls-arcs.out"
 }
 if ! sp_check "samples/calls builds and writes a spy profile (mode arcs)" prof; then
-	for _ in $(seq 17); do not_ok "no profile"; done
+	for _ in $(seq 18); do not_ok "no profile"; done
 	tap_done
 fi
 
@@ -100,6 +100,14 @@ gnu_default() {
 	diff -u "$T/gnu/g.txt" "$T/gnu/s.txt"
 }
 check "GNU mode without operands: a.out and gmon.out, as gprof" gnu_default
+
+file_info() {
+	"$SPINPROF" -i "$T/calls-arcs.out" >"$T/i.txt" 2>&1 || { cat "$T/i.txt"; return 1; }
+	# samples/calls: four functions, one thread; -i alone prints nothing else
+	diff -u <(printf '%s\n' "File \`$T/calls-arcs.out' (spy, mode arcs) contains:" $'\t4 functions' $'\t1 thread') \
+		<(grep -v -e ' modules\?$' -e ' call-graph arcs\?$' -e ' sample records\?$' "$T/i.txt")
+}
+check "-i: what the spy profile holds (4 functions, 1 thread), and no report" file_info
 
 bad_opts() {
 	local o err rc
