@@ -121,24 +121,103 @@ static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nsc
 	return roots;
 }
 
-/* gprof's cycle_link: a header per cycle, numbered in its head's address order. */
+/* gprof's cg_dfn, iterative (deep graphs): a depth-first search from each function in address
+ * order, children newest arc first (gprof prepends each arc to its parent's list), that gloms the
+ * functions above a busy one on its stack into one cycle. Its cycles are the strongly connected
+ * components; what it adds is which member heads each (dhead) and the members' order (dnext), which
+ * number the cycles and order their members on ties, as gprof's. */
+struct dfn {
+	uint32_t *head, *next, *tail; /* tail: the last of a head's chain */
+	struct dfn_frame {
+		uint32_t f, k; /* the function, and its child arcs not yet followed */
+	} * st;
+	size_t depth;
+};
+
+/* gprof's find_cycle: child is busy (on the stack, or glommed into a cycle on it). */
+static void dfn_cycle(struct dfn *d, uint32_t child)
+{
+	size_t top = d->depth;
+	while (top-- > 0) {
+		uint32_t h = d->st[top].f;
+		if (child == h || (d->head[child] != child && d->head[child] == h))
+			break;
+	}
+	if (top >= d->depth - 1) /* it calls itself, or not found */
+		return;
+	uint32_t head = d->st[top].f;
+	if (d->head[head] != head)
+		head = d->head[head];
+	uint32_t tail = d->tail[head];
+	for (size_t i = top + 1; i < d->depth; i++) {
+		uint32_t c = d->st[i].f;
+		if (d->head[c] != c)
+			continue;
+		d->next[tail] = c;
+		tail = d->tail[c];
+		for (uint32_t m = c; m != PROF_NONE; m = d->next[m])
+			d->head[m] = head;
+	}
+	d->tail[head] = tail;
+}
+
+static void graph_dfn(const struct prof *p, struct dfn *d)
+{
+	size_t n = p->nsyms;
+	unsigned char *state = xcalloc(n + 1, 1); /* 0 not seen, 1 busy, 2 numbered */
+	d->head = xmalloc((n + 1) * sizeof(uint32_t));
+	d->next = xmalloc((n + 1) * sizeof(uint32_t));
+	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
+	d->st = xmalloc((n + 1) * sizeof(*d->st));
+	d->depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		d->head[i] = d->tail[i] = (uint32_t)i;
+		d->next[i] = PROF_NONE;
+	}
+	for (size_t root = 0; root < n; root++) {
+		if (state[root])
+			continue;
+		state[root] = 1;
+		d->st[d->depth++] = (struct dfn_frame){ (uint32_t)root, p->items[root].nchild };
+		while (d->depth > 0) {
+			struct dfn_frame *fr = &d->st[d->depth - 1];
+			if (fr->k == 0) {
+				if (d->head[fr->f] == fr->f)
+					for (uint32_t m = fr->f; m != PROF_NONE; m = d->next[m])
+						state[m] = 2;
+				d->depth--;
+				continue;
+			}
+			const struct prof_func *pf = &p->items[fr->f];
+			uint32_t c = p->arcs[p->child_arcs[pf->child0 + --fr->k]].child;
+			if (state[c] == 2)
+				continue;
+			if (state[c] == 1) {
+				dfn_cycle(d, c);
+				continue;
+			}
+			state[c] = 1;
+			d->st[d->depth++] = (struct dfn_frame){ c, p->items[c].nchild };
+		}
+	}
+	free(state);
+	free(d->tail);
+	free(d->st);
+}
+
+/* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
+ * the search's order. */
 static void graph_cycles(struct prof *p)
 {
 	size_t n = p->nsyms;
-	uint32_t *last = xmalloc((n + 1) * sizeof(uint32_t));
-	/* members chained from their head, in address order */
+	struct dfn d;
+	graph_dfn(p, &d);
 	for (size_t i = 0; i < n; i++) {
-		p->items[i].next = PROF_NONE;
-		last[i] = (uint32_t)i;
+		p->items[i].next = d.next[i];
+		p->items[i].head = d.head[i];
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t h = p->items[i].head;
-		if (h != i) {
-			p->items[last[h]].next = (uint32_t)i;
-			last[h] = (uint32_t)i;
-		}
-	}
-	free(last);
+	free(d.head);
+	free(d.next);
 	int num = 0;
 	size_t base = p->nr; /* the first cycle header's index */
 	for (size_t i = 0; i < n; i++) {

@@ -435,8 +435,8 @@ static struct gent *sorted_arcs(const struct prof *p, const struct glab *g, cons
 	return e;
 }
 
-/* gprof's sort_members (t: total time, c: calls and self calls): both decreasing, ties in address
- * order. */
+/* gprof's sort_members (t: total time, c: calls and self calls): both decreasing, ties in the
+ * cycle's chain order (addr holds the place), as its insertion sort leaves them. */
 static int cmp_member(const void *a, const void *b, void *keys)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -445,7 +445,7 @@ static int cmp_member(const void *a, const void *b, void *keys)
 		return l->t > r->t ? -1 : 1;
 	if (l->c != r->c)
 		return l->c > r->c ? -1 : 1;
-	return (x > y) - (x < y);
+	return (l->addr > r->addr) - (l->addr < r->addr);
 }
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
@@ -526,8 +526,9 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];
+			/* addr: the member's place in the cycle's chain, gprof's order on ties */
 			keys[mem[k]] = (struct fkey){ fm->prop_self + fm->prop_child,
-						      fm->ncalls + fm->self_calls, fm->name, fm->addr };
+						      fm->ncalls + fm->self_calls, fm->name, k };
 		}
 		qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
 		free(keys);
