@@ -30,7 +30,7 @@ static void parse_pat(struct symspec_pat *m, const char *spec)
 	if (!m->file && !colon && !spec[0])
 		return;
 	if (rest[0] && isdigit((unsigned char)rest[0]))
-		m->line = (uint32_t)atoi(rest);
+		m->line = (uint32_t)strtoul(rest, NULL, 10); /* gprof: atoi */
 	else if (rest[0])
 		m->name = xstrdup(rest);
 	if (m->file && strchr(m->file, '/'))
