@@ -128,6 +128,7 @@ static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nsc
  * number the cycles and order their members on ties, as gprof's. */
 struct dfn {
 	uint32_t *head, *next, *tail; /* tail: the last of a head's chain */
+	uint32_t *top;                /* gprof's cg.top_order: post-order number of its cycle or itself */
 	struct dfn_frame {
 		uint32_t f, k; /* the function, and its child arcs not yet followed */
 	} * st;
@@ -168,6 +169,8 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 	d->head = xmalloc((n + 1) * sizeof(uint32_t));
 	d->next = xmalloc((n + 1) * sizeof(uint32_t));
 	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
+	d->top = xmalloc((n + 1) * sizeof(uint32_t));
+	uint32_t counter = 0;
 	d->st = xmalloc((n + 1) * sizeof(*d->st));
 	d->depth = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -182,9 +185,13 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 		while (d->depth > 0) {
 			struct dfn_frame *fr = &d->st[d->depth - 1];
 			if (fr->k == 0) {
-				if (d->head[fr->f] == fr->f)
-					for (uint32_t m = fr->f; m != PROF_NONE; m = d->next[m])
+				if (d->head[fr->f] == fr->f) {
+					counter++;
+					for (uint32_t m = fr->f; m != PROF_NONE; m = d->next[m]) {
 						state[m] = 2;
+						d->top[m] = counter;
+					}
+				}
 				d->depth--;
 				continue;
 			}
@@ -207,7 +214,7 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 
 /* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
  * the search's order. */
-static void graph_cycles(struct prof *p)
+static uint32_t *graph_cycles(struct prof *p)
 {
 	size_t n = p->nsyms;
 	struct dfn d;
@@ -218,6 +225,7 @@ static void graph_cycles(struct prof *p)
 	}
 	free(d.head);
 	free(d.next);
+	uint32_t *top = d.top;
 	int num = 0;
 	size_t base = p->nr; /* the first cycle header's index */
 	for (size_t i = 0; i < n; i++) {
@@ -258,6 +266,29 @@ static void graph_cycles(struct prof *p)
 		if (p->items[i].cyc == 0)
 			p->items[i].head = (uint32_t)i;
 	p->ncycles = p->nr - n;
+	return top;
+}
+
+/* gprof's print_time, summed in its propagate_flags order (top_order descending; the members of a
+ * cycle, which share one, in reverse address order): the same sum to the last bit. */
+static double print_time_sum(const struct prof *p, const uint32_t *top)
+{
+	size_t n = p->nsyms;
+	uint32_t *start = xcalloc(n + 2, sizeof(uint32_t)), *idx = xmalloc((n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		start[top[i]]++;
+	for (size_t t = 1; t <= n + 1; t++)
+		start[t] += start[t - 1];
+	for (size_t i = 0; i < n; i++)
+		idx[start[top[i] - 1]++] = (uint32_t)i;
+	double sum = 0.0;
+	for (size_t k = n; k-- > 0;) {
+		const struct prof_func *f = &p->items[idx[k]];
+		sum += p->measured ? f->time : f->prop_self;
+	}
+	free(start);
+	free(idx);
+	return sum;
 }
 
 /* gprof's propagate_time for one function: a child's time is shared among its callers by calls,
@@ -267,7 +298,7 @@ static void propagate(struct prof *p, uint32_t pi)
 	struct prof_func *parent = &p->items[pi];
 	if (parent->prop_fract == 0.0)
 		return;
-	for (uint32_t k = 0; k < parent->nchild; k++) {
+	for (uint32_t k = parent->nchild; k-- > 0;) { /* gprof's list: newest arc first */
 		struct prof_arc *a = &p->arcs[p->child_arcs[parent->child0 + k]];
 		uint32_t ci = a->child;
 		struct prof_func *child = &p->items[ci];
@@ -309,7 +340,7 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 	if (child->head == ci) {
 		child->print_flag = 0;
 		child->prop_fract = 0.0;
-		for (uint32_t k = 0; k < child->nparent; k++) {
+		for (uint32_t k = child->nparent; k-- > 0;) { /* gprof's list: newest arc first */
 			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
 			if (a->parent == ci)
 				continue;
@@ -326,7 +357,7 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 	head->prop_fract = 0.0;
 	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
 		const struct prof_func *fm = &p->items[m];
-		for (uint32_t k = 0; k < fm->nparent; k++) {
+		for (uint32_t k = fm->nparent; k-- > 0;) {
 			const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
 			const struct prof_func *parent = &p->items[a->parent];
 			if (parent->head == child->head)
@@ -597,7 +628,7 @@ void graph_analyse(struct prof *p)
 	}
 	size_t nscc;
 	uint32_t *roots = graph_scc(p, child_of, &nscc);
-	graph_cycles(p);
+	uint32_t *top = graph_cycles(p);
 	/* bottom up: components complete callees first; all members of one before the next */
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	uint32_t *start = xcalloc(nscc + 2, sizeof(uint32_t));
@@ -621,20 +652,19 @@ void graph_analyse(struct prof *p)
 			p->items[i].prop_self = p->items[i].time;
 		sampled_times(p);
 	} else {
-		/* gprof's cycle_time: a cycle's time is its members' but those -E left out */
-		for (size_t i = 0; i < p->nsyms; i++) {
-			struct prof_func *f = &p->items[i];
-			if (f->head != i && f->prop_fract != 0.0)
-				p->items[f->head].time += f->time;
-		}
+		/* gprof's cycle_time: a cycle's time is its members' (in its chain's order) but those
+		 * -E left out */
+		for (size_t i = p->nsyms; i < p->nr; i++)
+			for (uint32_t m = p->items[i].next; m != PROF_NONE; m = p->items[m].next)
+				if (p->items[m].prop_fract != 0.0)
+					p->items[i].time += p->items[m].time;
 		for (size_t i = p->nsyms; i < p->nr; i++)
 			p->items[i].prop_self = p->items[i].prop_fract * p->items[i].time;
 		for (size_t i = 0; i < p->nsyms; i++)
 			propagate(p, order[i]);
 	}
-	p->print_time = 0.0;
-	for (size_t i = 0; i < p->nsyms; i++)
-		p->print_time += p->measured ? p->items[i].time : p->items[i].prop_self;
+	p->print_time = print_time_sum(p, top);
+	free(top);
 	free(order);
 	free(start);
 	free(roots);

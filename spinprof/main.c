@@ -83,8 +83,7 @@ static const struct sp_opt sp_opts[] = {
 	{ 'O', "file-format", required_argument,
 	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
 	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
-	{ 'T', "traditional", no_argument,
-	  "-T               gprof's BSD layout: not implemented yet (status 2)" },
+	{ 'T', "traditional", no_argument, "-T               gprof's traditional (BSD) layout" },
 	{ 'r', "function-ordering", no_argument,
 	  "-r               gprof's function ordering: not implemented yet (status 2)" },
 	{ 'R', "file-ordering", required_argument,
@@ -321,6 +320,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'T':
+			po.flags |= PRINT_BSD;
+			break;
 		case 'r':
 		case 'R':
 		case 'S':
@@ -392,6 +393,8 @@ int main(int argc, char **argv)
 	}
 	if (user_style)
 		style = user_style;
+	if (po.flags & PRINT_BSD)
+		o.demangle = 0; /* gprof's BSD layout prints the symbol table's names */
 	/* gprof's default_excluded_list: the profiler's own functions, in every listing */
 	static const char *const excluded[] = { "_gprof_mcount",     "mcount",     "_mcount", "__mcount",
 						"__mcount_internal", "__mcleanup", NULL };
@@ -500,10 +503,14 @@ int main(int argc, char **argv)
 	} else {
 		if (p.kind == PROF_SPY && !only_flat && !only_graph)
 			print_header(f, &p);
+		int bsd = (po.flags & PRINT_BSD) != 0; /* gprof's BSD order: call graph, flat profile */
+		if (show_graph && bsd)
+			print_graph(f, &p, &po, &first);
 		if (show_flat)
 			print_flat(f, &p, &po, &first);
 		if (show_graph) {
-			print_graph(f, &p, &po, &first);
+			if (!bsd)
+				print_graph(f, &p, &po, &first);
 			print_index(f, &p, &po);
 		}
 		if (!only_flat && !only_graph && sp_has_samples(&p)) {

@@ -208,9 +208,10 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	*accum += s->time;
 	ob_room(o);
 	char *q = o->q;
-	q = fmt_f(q, total > 0.0 ? 100 * s->time / total : 0.0, 6, 2);
+	int bsd = (flags & PRINT_BSD) != 0;
+	q = fmt_f(q, total > 0.0 ? 100 * s->time / total : 0.0, bsd ? 5 : 6, bsd ? 1 : 2);
 	*q++ = ' ';
-	q = fmt_f(q, *accum / p->hz, 9, 2);
+	q = fmt_f(q, *accum / p->hz, bsd ? 10 : 9, 2);
 	*q++ = ' ';
 	q = fmt_f(q, s->time / p->hz, 8, 2);
 	if (s->ncalls != 0) {
@@ -231,6 +232,21 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	o->q = q;
 	ob_puts(o, s->name);
 	ob_room(o);
+	if (bsd) { /* gprof's print_name: the cycle and the call graph's index too */
+		q = o->q;
+		if (s->cyc > 0) {
+			memcpy(q, " <cycle ", 8);
+			q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
+			*q++ = '>';
+		}
+		if (s->index != 0) {
+			*q++ = ' ';
+			*q++ = s->print_flag ? '[' : '(';
+			q = fmt_u(q, s->index, 0);
+			*q++ = s->print_flag ? ']' : ')';
+		}
+		o->q = q;
+	}
 	*o->q++ = '\n';
 }
 
@@ -258,7 +274,9 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 				top_time = t;
 		}
 	}
-	if (top_time > 0.0) {
+	if (flags & PRINT_BSD) {
+		log_scale = 5; /* gprof's BSD layout: milliseconds */
+	} else if (top_time > 0.0) {
 		top_time /= p->hz;
 		for (log_scale = 0; log_scale < sizeof(si_tab) / sizeof(si_tab[0]); log_scale++) {
 			double v = si_tab[log_scale].scale * top_time;
@@ -271,17 +289,30 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 	if (!*first)
 		fputs("\f\n", f);
 	*first = 0;
-	fputs("Flat profile:\n", f);
+	if (!(flags & PRINT_BSD)) {
+		fputs("Flat profile:\n", f);
+	} else if (!(flags & PRINT_BRIEF)) { /* gprof's BSD layout explains first */
+		fputs("\n\n\nflat profile:\n", f);
+		fputs(flat_blurb, f);
+		if (p->offcpu)
+			fputs(flat_off_blurb, f);
+	}
 	char unit[64];
 	snprintf(unit, sizeof(unit), "%cs/call", si_tab[log_scale].prefix);
-	fprintf(f, "\nEach sample counts as %g seconds.\n", 1.0 / p->hz);
 	double total = p->total_time;
+	if (!(flags & PRINT_BSD))
+		fprintf(f, "\nEach sample counts as %g seconds.\n", 1.0 / p->hz);
 	if (p->kind == PROF_SPY && (p->spec_used & (1u << SYMSPEC_INCL_FLAT | 1u << SYMSPEC_EXCL_FLAT))) {
 		/* gprof's total leaves out the time of the functions not listed */
 		total = 0.0;
 		for (size_t i = 0; i < p->nsyms; i++)
 			if (symspecs_in_flat(p, &p->items[i]))
 				total += p->items[i].time;
+	}
+	if (flags & PRINT_BSD) {
+		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s)", p->granularity);
+		if (total > 0.0)
+			fprintf(f, " for %.2f%% of %.2f seconds\n\n", 100.0 / total, total / p->hz);
 	}
 	if (total <= 0.0) {
 		fputs(" no time accumulated\n\n", f);
@@ -306,7 +337,7 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 			flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
 	ob_close(&o);
 	free(order);
-	if (!(flags & PRINT_BRIEF)) {
+	if (!(flags & PRINT_BRIEF) && !(flags & PRINT_BSD)) {
 		fputs(flat_blurb, f);
 		if (p->offcpu)
 			fputs(flat_off_blurb, f);
@@ -327,6 +358,7 @@ struct gfn {
 struct glab {
 	struct gfn *fn;
 	char *lab;
+	int cw; /* the children column's width: 7, or 11 in gprof's BSD layout (-T) */
 };
 
 /* gprof's print_name for every function. */
@@ -450,19 +482,19 @@ static int cmp_member(const void *a, const void *b, void *keys)
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz, const double *off)
+		     double hz, const double *off, int cw)
 {
 	ob_room(o);
 	char *q = o->q;
 	if (e->cls < 2) {
-		q = fmt_spaces(q, 29);
+		q = fmt_spaces(q, 22 + cw);
 		q = fmt_u(q, a->count, 7);
 		q = fmt_spaces(q, 13);
 	} else {
 		q = fmt_spaces(q, 13);
 		q = fmt_f(q, a->time / hz, 7, 2);
 		*q++ = ' ';
-		q = fmt_f(q, a->child_time / hz, 7, 2);
+		q = fmt_f(q, a->child_time / hz, cw, 2);
 		*q++ = ' ';
 		q = fmt_u(q, a->count, 7);
 		*q++ = '/';
@@ -493,7 +525,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		*q++ = ' ';
 		q = fmt_f(q, s->prop_self / hz, 7, 2);
 		*q++ = ' ';
-		q = fmt_f(q, s->prop_child / hz, 7, 2);
+		q = fmt_f(q, s->prop_child / hz, g->cw, 2);
 		*q++ = ' ';
 		q = fmt_u(q, s->ncalls, 7);
 		if (s->self_calls != 0) {
@@ -538,7 +570,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			q = fmt_spaces(o->q, 13);
 			q = fmt_f(q, fm->prop_self / hz, 7, 2);
 			*q++ = ' ';
-			q = fmt_f(q, fm->prop_child / hz, 7, 2);
+			q = fmt_f(q, fm->prop_child / hz, g->cw, 2);
 			*q++ = ' ';
 			q = fmt_u(q, fm->ncalls, 7);
 			if (fm->self_calls != 0) {
@@ -557,14 +589,14 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	if (s->nparent == 0 && p->no_arcs) {
 		/* mode count: not spontaneous, its callers were not recorded */
 	} else if (s->nparent == 0) {
-		o->q = fmt_spaces(o->q, p->offcpu ? 53 : 44);
+		o->q = fmt_spaces(o->q, (p->offcpu ? 46 : 37) + g->cw);
 		ob_puts(o, "     <spontaneous>\n");
 	} else {
 		const struct gent *e =
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off, g->cw);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -575,7 +607,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	*q++ = ' ';
 	q = fmt_f(q, s->prop_self / hz, 7, 2);
 	*q++ = ' ';
-	q = fmt_f(q, s->prop_child / hz, 7, 2);
+	q = fmt_f(q, s->prop_child / hz, g->cw, 2);
 	if (s->ncalls + s->self_calls != 0) {
 		*q++ = ' ';
 		q = fmt_u(q, s->ncalls, 7);
@@ -597,7 +629,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off, g->cw);
 		put_label(o, g, e[k].other);
 	}
 }
@@ -660,7 +692,10 @@ static void graph_range(struct obuf *o, const struct prof *p, const struct glab 
 			continue;
 		graph_prefetch(p, g, i);
 		graph_entry(o, p, g, s, print_time, &buf, &bufsz);
-		ob_put(o, "-----------------------------------------------\n", 48);
+		if (flags & PRINT_BSD)
+			ob_put(o, "\n-----------------------------------------------\n\n", 50);
+		else
+			ob_put(o, "-----------------------------------------------\n", 48);
 	}
 	free(buf);
 }
@@ -755,11 +790,19 @@ static void graph_all(struct obuf *o, const struct prof *p, const struct glab *g
 void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
 	unsigned flags = po->flags;
+	int bsd = (flags & PRINT_BSD) != 0;
+	if (bsd && !(flags & PRINT_BRIEF)) { /* gprof's BSD layout explains first */
+		fputs(graph_blurb, f);
+		if (p->offcpu)
+			fputs(graph_off_blurb, f);
+	}
 	if (!*first)
 		fputs("\f\n", f);
 	*first = 0;
-	fputs(flags & PRINT_BRIEF ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n",
-	      f);
+	if (!bsd)
+		fputs(flags & PRINT_BRIEF ? "\t\t\tCall graph\n\n" :
+					    "\t\t     Call graph (explanation follows)\n\n",
+		      f);
 	double print_time = p->print_time;
 	/* gprof's line says what one sample is worth; a spy profile has no samples to weigh: it says
 	 * what its unit is and how much time there is, or that its mode measures none */
@@ -787,18 +830,27 @@ void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *firs
 			p->granularity);
 	if (print_time <= 0.0)
 		print_time = 1.0;
-	fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
-			  "index % time    self  children    called     name\n",
-	      f);
+	if (bsd)
+		fprintf(f,
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n"
+			"%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n"
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n\n",
+			"", "", "", "", "called", "total", "parents", "index", "%time", "self", "descendants",
+			"called", "self", "name", "index", "", "", "", "", "called", "total", "children");
+	else
+		fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
+				  "index % time    self  children    called     name\n",
+		      f);
 	struct glab g;
 	graph_labels(p, &g);
+	g.cw = bsd ? 11 : 7;
 	struct obuf o;
 	ob_open(&o, f);
 	graph_all(&o, p, &g, flags, print_time);
 	ob_close(&o);
 	free(g.fn);
 	free(g.lab);
-	if (!(flags & PRINT_BRIEF)) {
+	if (!bsd && !(flags & PRINT_BRIEF)) {
 		fputs(graph_blurb, f);
 		if (p->offcpu)
 			fputs(graph_off_blurb, f);
@@ -842,6 +894,16 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 			const struct prof_func *s = &p->items[names[j]];
 			char buf[48];
 			snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
+			if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+				if (j < nnames) {
+					fprintf(f, "%6.6s %-19.19s", buf, prof_key(s));
+				} else {
+					fprintf(f, "%6.6s ", buf);
+					snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
+					fprintf(f, "%-19.19s", buf);
+				}
+				continue;
+			}
 			col += (int)strlen(buf);
 			for (; col < starting_col + 5; ++col)
 				fputc(' ', f);

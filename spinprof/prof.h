@@ -164,6 +164,7 @@ enum print_flags {
 	PRINT_BRIEF = 1u << 2,
 	PRINT_ZEROS = 1u << 3,     /* -z */
 	PRINT_FULL_PATH = 1u << 4, /* -L: the index names a static function's file by its whole path */
+	PRINT_BSD = 1u << 5,       /* -T: gprof's traditional (BSD) layout */
 };
 struct print_opts {
 	unsigned flags; /* enum print_flags */

@@ -5,7 +5,8 @@
 # function of several callers (leaf, static), a second file of static functions (util.c: ustep,
 # uhelp) for the FILE and FILE:FUNC and FILE:LINE symspecs, forward calls and one never run (never,
 # for -c). Built -O0 -g (line information: the file symspecs match) and -O2 without -g (they match
-# nothing, and both tools then list everything). -d (gprof's debugging output) is left out.
+# nothing, and both tools then list everything); -T (gprof's BSD layout) too. -d (gprof's debugging
+# output) is left out.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
 sp_setup
@@ -149,6 +150,14 @@ MATRIX=$(cat <<'EOS'
 -i
 --file-info
 -i -b -p
+-b -T
+-b -T -z
+-b -T -p
+-b -T -qleaf
+-b -T -c -z -a
+-b -T -L -z -w 100
+-b --traditional -F ping
+-T -b -i
 EOS
 )
 nlines=$(grep -c . <<<"$MATRIX")

@@ -3,7 +3,7 @@
 # demangled and not: symspecs name functions by the symbol table's (mangled) names, so
 # -p_ZN2ns4workEi names ns::work(int) and "ns::work(int)" (a colon: FILE:FUNC to gprof) names no
 # function; overloads (two ns::work), a cycle between two methods (K::even, K::odd), a template, a
-# static function, and -e/-E/-f/-F/-k/-n/-N on them; built -O0 -g and -O2. The cycle's members
+# static function, and -e/-E/-f/-F/-k/-n/-N on them, and -T (mangled names); built -O0 -g and -O2. The cycle's members
 # differ in calls (7, 6): members tied in time and calls gprof lists in its depth-first order,
 # spinprof in address order (a difference not tested here).
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -68,6 +68,9 @@ MATRIX=$(cat <<'EOS'
 -b -D --no-demangle
 -b -L -z
 -b -w 100
+-b -T
+-b -T -z --demangle
+-b -T -E _ZN2ns4workEd
 EOS
 )
 nlines=$(grep -c . <<<"$MATRIX")

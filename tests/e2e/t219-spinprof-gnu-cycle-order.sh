@@ -4,7 +4,7 @@
 # time, so only the search's order decides their order (gprof: zz, aa, mm, which is neither
 # address nor name order); cyc.c has three cycles whose first members by address are not the
 # search's heads (a3 and b2 come first in the file, c2 before c1). Built -O0 and -O2, with -b,
-# -b -z, -b -q and -c.
+# -b -z, -b -q, -c and -T.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
 sp_setup
@@ -32,7 +32,7 @@ __attribute__((noinline)) void c1(int n) { if (n > 0) c2(n - 1); sink++; }
 int main(void) { b1(8); a2(9); c1(6); a1(3); return 0; }
 EOS
 
-OPTS=("-b" "-b -z" "-b -q" "-b -c -z")
+OPTS=("-b" "-b -z" "-b -q" "-b -c -z" "-b -T")
 tap_plan $((4 + 4 * ${#OPTS[@]} + 1))
 
 build() {
