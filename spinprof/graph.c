@@ -124,42 +124,62 @@ static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nsc
 /* gprof's cg_dfn, iterative (deep graphs): a depth-first search from each function in address
  * order, children newest arc first (gprof prepends each arc to its parent's list), that gloms the
  * functions above a busy one on its stack into one cycle. Its cycles are the strongly connected
- * components; what it adds is which member heads each (dhead) and the members' order (dnext), which
- * number the cycles and order their members on ties, as gprof's. */
+ * components; what it adds is which member heads each (head), the members' order (next), which
+ * number the cycles and order their members on ties, and gprof's top_order. gprof scans its stack
+ * at each cycle found; here the stack's real heads are kept apart (roots) and heads are a
+ * union-find, for the same result in linear time. */
 struct dfn {
-	uint32_t *head, *next, *tail; /* tail: the last of a head's chain */
-	uint32_t *top;                /* gprof's cg.top_order: post-order number of its cycle or itself */
+	uint32_t *head;        /* union-find: the real head is the root */
+	uint32_t *next, *tail; /* a real head's chain of members, and its last */
+	uint32_t *top;         /* gprof's cg.top_order */
+	uint32_t *pos;         /* place on the stack, PROF_NONE when off it */
 	struct dfn_frame {
 		uint32_t f, k; /* the function, and its child arcs not yet followed */
 	} * st;
-	size_t depth;
+	uint32_t *roots; /* stack places of the real heads on the stack, increasing */
+	size_t depth, nroots;
 };
 
-/* gprof's find_cycle: child is busy (on the stack, or glommed into a cycle on it). */
+static uint32_t dfn_find(struct dfn *d, uint32_t x)
+{
+	uint32_t r = x;
+	while (d->head[r] != r)
+		r = d->head[r];
+	while (d->head[x] != r) {
+		uint32_t nx = d->head[x];
+		d->head[x] = r;
+		x = nx;
+	}
+	return r;
+}
+
+/* gprof's find_cycle: child is busy (on the stack, or glommed into a cycle whose head is). */
 static void dfn_cycle(struct dfn *d, uint32_t child)
 {
-	size_t top = d->depth;
-	while (top-- > 0) {
-		uint32_t h = d->st[top].f;
-		if (child == h || (d->head[child] != child && d->head[child] == h))
-			break;
-	}
-	if (top >= d->depth - 1) /* it calls itself, or not found */
+	uint32_t top = d->pos[child] != PROF_NONE ? d->pos[child] : d->pos[dfn_find(d, child)];
+	if (top == PROF_NONE || top + 1 >= d->depth) /* not found, or it calls itself */
 		return;
-	uint32_t head = d->st[top].f;
-	if (d->head[head] != head)
-		head = d->head[head];
+	uint32_t head = dfn_find(d, d->st[top].f);
+	size_t k = d->nroots;
+	while (k > 0 && d->roots[k - 1] > top)
+		k--;
 	uint32_t tail = d->tail[head];
-	for (size_t i = top + 1; i < d->depth; i++) {
-		uint32_t c = d->st[i].f;
-		if (d->head[c] != c)
-			continue;
+	for (size_t i = k; i < d->nroots; i++) { /* in stack order, each bringing its own chain */
+		uint32_t c = d->st[d->roots[i]].f;
 		d->next[tail] = c;
 		tail = d->tail[c];
-		for (uint32_t m = c; m != PROF_NONE; m = d->next[m])
-			d->head[m] = head;
+		d->head[c] = head;
 	}
 	d->tail[head] = tail;
+	d->nroots = k;
+}
+
+static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const struct prof *p)
+{
+	state[f] = 1;
+	d->pos[f] = (uint32_t)d->depth;
+	d->roots[d->nroots++] = (uint32_t)d->depth;
+	d->st[d->depth++] = (struct dfn_frame){ f, p->items[f].nchild };
 }
 
 static void graph_dfn(const struct prof *p, struct dfn *d)
@@ -170,28 +190,32 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 	d->next = xmalloc((n + 1) * sizeof(uint32_t));
 	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
 	d->top = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t counter = 0;
+	d->pos = xmalloc((n + 1) * sizeof(uint32_t));
 	d->st = xmalloc((n + 1) * sizeof(*d->st));
-	d->depth = 0;
+	d->roots = xmalloc((n + 1) * sizeof(uint32_t));
+	d->depth = d->nroots = 0;
+	uint32_t counter = 0;
 	for (size_t i = 0; i < n; i++) {
 		d->head[i] = d->tail[i] = (uint32_t)i;
-		d->next[i] = PROF_NONE;
+		d->next[i] = d->pos[i] = PROF_NONE;
 	}
 	for (size_t root = 0; root < n; root++) {
 		if (state[root])
 			continue;
-		state[root] = 1;
-		d->st[d->depth++] = (struct dfn_frame){ (uint32_t)root, p->items[root].nchild };
+		dfn_push(d, state, (uint32_t)root, p);
 		while (d->depth > 0) {
 			struct dfn_frame *fr = &d->st[d->depth - 1];
-			if (fr->k == 0) {
-				if (d->head[fr->f] == fr->f) {
+			if (fr->k == 0) { /* post_visit */
+				uint32_t f = fr->f;
+				if (d->head[f] == f) {
 					counter++;
-					for (uint32_t m = fr->f; m != PROF_NONE; m = d->next[m]) {
+					for (uint32_t m = f; m != PROF_NONE; m = d->next[m]) {
 						state[m] = 2;
 						d->top[m] = counter;
 					}
+					d->nroots--;
 				}
+				d->pos[f] = PROF_NONE;
 				d->depth--;
 				continue;
 			}
@@ -199,17 +223,19 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 			uint32_t c = p->arcs[p->child_arcs[pf->child0 + --fr->k]].child;
 			if (state[c] == 2)
 				continue;
-			if (state[c] == 1) {
+			if (state[c] == 1)
 				dfn_cycle(d, c);
-				continue;
-			}
-			state[c] = 1;
-			d->st[d->depth++] = (struct dfn_frame){ c, p->items[c].nchild };
+			else
+				dfn_push(d, state, c, p);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		d->head[i] = dfn_find(d, (uint32_t)i);
 	free(state);
 	free(d->tail);
+	free(d->pos);
 	free(d->st);
+	free(d->roots);
 }
 
 /* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
