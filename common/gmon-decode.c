@@ -322,6 +322,34 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		}
 		c->off += 24;
 	}
+	if (c->minor < 3)
+		return;
+	/* revision 3: each function time's stopwatch (outermost calls), at least 44 bytes */
+	if (!c->bad && t->nfstats > rest(c) / 44)
+		cur_fail(c, "%" PRIu64 " stopwatches cannot fit in the %" PRIu64 " bytes left", t->nfstats,
+			 rest(c));
+	for (uint64_t i = 0; t->fstats && i < t->nfstats && need(c, 44, "stopwatch"); i++) {
+		struct gmon_fstat *f = &t->fstats[i];
+		const uint8_t *q = c->p + c->off;
+		uint32_t nh = ld32(q + 40);
+
+		f->outer = ld64(q);
+		f->outer_sum = ld64(q + 8);
+		f->outer_sq[0] = ld64(q + 16);
+		f->outer_sq[1] = ld64(q + 24);
+		f->outer_min = ld64(q + 32);
+		c->off += 44;
+		if (nh > GMON_HIST_BUCKETS) {
+			cur_fail(c, "stopwatch histogram of %" PRIu32 " buckets (at most %d)", nh,
+				 GMON_HIST_BUCKETS);
+			break;
+		}
+		if (!need(c, 8 * (size_t)nh, "stopwatch histogram"))
+			break;
+		for (uint32_t j = 0; j < nh; j++)
+			f->outer_hist[j] = ld64(c->p + c->off + 8 * j);
+		c->off += 8 * (size_t)nh;
+	}
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)
@@ -420,6 +448,113 @@ static void dec_samples(struct cur *c, struct gmon_samples *s)
 	}
 }
 
+static void dec_nhist(struct cur *c, struct gmon_nhist *h, const char *what)
+{
+	h->kind = get_u32(c, what);
+	h->nbuckets = get_u32(c, what);
+	if (c->bad)
+		return;
+	if (h->kind > GMON_NHIST_LOG)
+		return cur_fail(c, "%s: unknown histogram kind %" PRIu32, what, h->kind);
+	if (!h->kind) {
+		if (h->nbuckets)
+			cur_fail(c, "%s: %" PRIu32 " buckets without a histogram", what, h->nbuckets);
+		return;
+	}
+	if (!h->nbuckets || h->nbuckets > GMON_NHIST_MAX)
+		return cur_fail(c, "%s: %" PRIu32 " histogram buckets, not 1 to %u", what, h->nbuckets,
+				GMON_NHIST_MAX);
+	h->base = get_u64(c, what);
+	h->scale = get_u64(c, what);
+	h->under = get_u64(c, what);
+	h->over = get_u64(c, what);
+	if (!c->bad && h->kind == GMON_NHIST_LINEAR && !h->scale)
+		return cur_fail(c, "%s: a linear histogram of scale 0", what);
+	if (!c->bad && h->kind == GMON_NHIST_LOG && h->scale > 63)
+		return cur_fail(c, "%s: a logarithmic histogram shifted by %" PRIu64, what, h->scale);
+	if (need(c, (size_t)h->nbuckets * 8, what)) {
+		h->buckets = get_array(c, h->nbuckets, sizeof(*h->buckets), what);
+		for (uint32_t i = 0; h->buckets && i < h->nbuckets; i++)
+			h->buckets[i] = get_u64(c, what);
+	}
+}
+
+/* One thread's nodes and legs (revision 3). */
+static void dec_nodes(struct cur *c, struct gmon_nodes *n)
+{
+	n->tid = get_u32(c, "nodes thread id");
+	n->track = get_u32(c, "leg tracking");
+	n->add = get_u32(c, "leg adding");
+	n->flags = get_u32(c, "nodes flags");
+	n->dropped = get_u64(c, "nodes dropped");
+	n->nnodes = (uint32_t)get_count(c, 4, 60, "nodes");
+	n->nlegs = (uint32_t)get_count(c, 4, 64, "legs");
+	if (c->bad)
+		return;
+	if (n->track > GMON_TRACK_ALL)
+		return cur_fail(c, "unknown leg tracking %" PRIu32, n->track);
+	if (n->add > GMON_ADD_SUCCESSOR)
+		return cur_fail(c, "unknown leg adding %" PRIu32, n->add);
+	if (n->flags & ~(uint32_t)GMON_NODES_THREAD_ONLY)
+		return cur_fail(c, "unknown nodes flags 0x%" PRIx32, n->flags);
+	n->nodes = get_array(c, n->nnodes, sizeof(*n->nodes), "nodes");
+	for (uint32_t i = 0; n->nodes && !c->bad && i < n->nnodes; i++) {
+		struct gmon_node *d = &n->nodes[i];
+
+		d->name = get_str(c, "node name");
+		d->file = get_str(c, "node file");
+		d->line = get_u32(c, "node line");
+		d->hits = get_u64(c, "node hits");
+		d->nvalues = get_u64(c, "node values");
+		d->value_sum = get_u64(c, "node value sum");
+		d->value_min = get_u64(c, "node value min");
+		d->value_max = get_u64(c, "node value max");
+		dec_nhist(c, &d->hist, "node histogram");
+	}
+	n->legs = get_array(c, n->nlegs, sizeof(*n->legs), "legs");
+	for (uint32_t i = 0; n->legs && !c->bad && i < n->nlegs; i++) {
+		struct gmon_leg *l = &n->legs[i];
+
+		l->from = get_u32(c, "leg from");
+		l->to = get_u32(c, "leg to");
+		l->count = get_u64(c, "leg count");
+		l->total_ns = get_u64(c, "leg total");
+		l->min_ns = get_u64(c, "leg min");
+		l->max_ns = get_u64(c, "leg max");
+		l->ignored = get_u64(c, "leg ignored");
+		l->open = get_u64(c, "leg open");
+		if (!c->bad && (l->from >= n->nnodes || l->to >= n->nnodes))
+			return cur_fail(c, "a leg from node %" PRIu32 " to node %" PRIu32 " of %" PRIu32,
+					l->from, l->to, n->nnodes);
+		dec_nhist(c, &l->hist, "leg histogram");
+	}
+}
+
+/* A thread's trace: its events, 36 bytes each. */
+static void dec_trace(struct cur *c, struct gmon_trace *t)
+{
+	t->kind = get_u32(c, "trace kind");
+	t->tid = get_u32(c, "trace thread id");
+	t->dropped = get_u64(c, "trace dropped");
+	t->n = get_count(c, 8, 36, "trace events");
+	if (!c->bad && t->kind > GMON_TRACE_KIND_LAST)
+		return cur_fail(c, "unknown trace kind %" PRIu32, t->kind);
+	t->ev = get_array(c, t->n, sizeof(*t->ev), "trace events");
+	for (uint64_t i = 0; t->ev && i < t->n && need(c, 36, "trace event"); i++) {
+		struct gmon_tevent *e = &t->ev[i];
+		const uint8_t *q = c->p + c->off;
+
+		e->time = ld64(q);
+		e->func = ld64(q + 8);
+		e->addr = ld64(q + 16);
+		e->value = ld64(q + 24);
+		e->what = ld32(q + 32);
+		c->off += 36;
+		if (t->kind == GMON_TRACE_CALLS && e->what > GMON_TEV_EXIT)
+			return cur_fail(c, "unknown call event %" PRIu32, e->what);
+	}
+}
+
 /* Append one zeroed element to a profile array; NULL when memory ran out. */
 static void *grow1(void **items, uint32_t *nr, size_t size)
 {
@@ -497,6 +632,18 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 		if (!e)
 			return cur_oom(c, ((uint64_t)p->nsamples + 1) * sizeof(*p->samples), "samples");
 		dec_samples(c, e);
+		break;
+	case GMON_TAG_NODES:
+		e = grow1((void **)&p->nodesets, &p->nnodesets, sizeof(*p->nodesets));
+		if (!e)
+			return cur_oom(c, ((uint64_t)p->nnodesets + 1) * sizeof(*p->nodesets), "nodes");
+		dec_nodes(c, e);
+		break;
+	case GMON_TAG_TRACE:
+		e = grow1((void **)&p->traces, &p->ntraces, sizeof(*p->traces));
+		if (!e)
+			return cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
+		dec_trace(c, e);
 		break;
 	}
 }

@@ -128,8 +128,8 @@ static char *esc_dup(const char *s)
 
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	static const char *const hflags[] = { "tsc_invariant", "final",      "forked", "offcpu_none",
-					      "signal",        "incomplete", NULL };
+	static const char *const hflags[] = { "tsc_invariant", "final",      "forked",     "offcpu_none",
+					      "signal",        "incomplete", "no_hwcount", NULL };
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);
@@ -163,10 +163,23 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 	fputc('\n', f);
 }
 
+/* A node's or leg's histogram: "-", or KIND:BASE:SCALE:UNDER:OVER:B0,B1,... */
+static void dump_nhist(FILE *f, const struct gmon_nhist *h)
+{
+	if (!h->kind || !h->buckets) {
+		fputc('-', f);
+		return;
+	}
+	fprintf(f, "%s:%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":",
+		h->kind == GMON_NHIST_LOG ? "log" : "linear", h->base, h->scale, h->under, h->over);
+	for (uint32_t i = 0; i < h->nbuckets; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", h->buckets[i]);
+}
+
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
-	static const char *const tflags[] = { "main", "exited", "offcpu", NULL };
+	static const char *const tflags[] = { "main", "exited", "offcpu", "stopwatch", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
@@ -258,6 +271,16 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->hist[k]);
 					first = 0;
 				}
+			/* revision 3: the stopwatch of the outermost calls (0 without it) */
+			fprintf(f,
+				" outer=%" PRIu64 " outer_sum=%" PRIu64 " outer_sq_hi=%" PRIu64
+				" outer_sq_lo=%" PRIu64 " outer_min=%" PRIu64 " outer_hist=",
+				s->outer, s->outer_sum, s->outer_sq[1], s->outer_sq[0], s->outer_min);
+			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
+				if (s->outer_hist[k]) {
+					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->outer_hist[k]);
+					first = 0;
+				}
 			fputc('\n', f);
 		}
 		for (uint64_t j = 0; j < th->ncounts; j++)
@@ -299,6 +322,58 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 					sym_name(&t, k->frames[d].func, b1, sizeof(b1)),
 					k->frames[d].call_site);
 			fprintf(f, "%s\n", k->depth ? "" : "-");
+		}
+	}
+	for (uint32_t i = 0; i < p->nnodesets; i++) {
+		static const char *const track[] = { "none", "successor", "all" };
+		const struct gmon_nodes *n = &p->nodesets[i];
+
+		fprintf(f, "nodes tid=%" PRIu32 " track=%s add=%s thread_only=%d dropped=%" PRIu64 "\n",
+			n->tid, n->track <= GMON_TRACK_ALL ? track[n->track] : "?",
+			n->add == GMON_ADD_SUCCESSOR ? "successor" : "none",
+			(n->flags & GMON_NODES_THREAD_ONLY) != 0, n->dropped);
+		for (uint32_t j = 0; j < n->nnodes; j++) {
+			const struct gmon_node *d = &n->nodes[j];
+
+			fprintf(f, "node tid=%" PRIu32 " name=", n->tid);
+			put_str(f, d->name, 1);
+			fputs(" file=", f);
+			put_str(f, d->file, 1);
+			fprintf(f,
+				" line=%" PRIu32 " hits=%" PRIu64 " values=%" PRIu64 " sum=%" PRIu64
+				" min=%" PRIu64 " max=%" PRIu64 " hist=",
+				d->line, d->hits, d->nvalues, d->value_sum, d->value_min, d->value_max);
+			dump_nhist(f, &d->hist);
+			fputc('\n', f);
+		}
+		for (uint32_t j = 0; j < n->nlegs; j++) {
+			const struct gmon_leg *l = &n->legs[j];
+
+			fprintf(f, "leg tid=%" PRIu32 " from=", n->tid);
+			put_str(f, n->nodes[l->from].name, 1);
+			fputs(" to=", f);
+			put_str(f, n->nodes[l->to].name, 1);
+			fprintf(f,
+				" count=%" PRIu64 " total_ns=%" PRIu64 " min_ns=%" PRIu64 " max_ns=%" PRIu64
+				" ignored=%" PRIu64 " open=%" PRIu64 " hist=",
+				l->count, l->total_ns, l->min_ns, l->max_ns, l->ignored, l->open);
+			dump_nhist(f, &l->hist);
+			fputc('\n', f);
+		}
+	}
+	for (uint32_t i = 0; i < p->ntraces; i++) {
+		const struct gmon_trace *tr = &p->traces[i];
+
+		fprintf(f, "trace kind=%s tid=%" PRIu32 " events=%" PRIu64 " dropped=%" PRIu64 "\n",
+			gmon_trace_kind_name(tr->kind), tr->tid, tr->n, tr->dropped);
+		for (uint64_t j = 0; j < tr->n; j++) {
+			const struct gmon_tevent *e = &tr->ev[j];
+
+			fprintf(f,
+				"tevent tid=%" PRIu32 " time=%" PRIu64 " what=%" PRIu32
+				" func=%s addr=0x%" PRIx64 " value=%" PRIu64 "\n",
+				tr->tid, e->time, e->what, sym_name(&t, e->func, b1, sizeof(b1)), e->addr,
+				e->value);
 		}
 	}
 	for (uint32_t i = 0; i < p->ncounters; i++) {

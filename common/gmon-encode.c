@@ -227,6 +227,22 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 		put_u64(b, o->self);
 		put_u64(b, o->self_pre);
 	}
+	/* revision 3: the stopwatch of each function time's outermost calls, in their order */
+	for (uint64_t i = 0; i < t->nfstats; i++) {
+		const struct gmon_fstat *f = &t->fstats[i];
+		uint32_t nh = GMON_HIST_BUCKETS;
+
+		while (nh && !f->outer_hist[nh - 1])
+			nh--;
+		put_u64(b, f->outer);
+		put_u64(b, f->outer_sum);
+		put_u64(b, f->outer_sq[0]);
+		put_u64(b, f->outer_sq[1]);
+		put_u64(b, f->outer_min);
+		put_u32(b, nh);
+		for (uint32_t j = 0; j < nh; j++)
+			put_u64(b, f->outer_hist[j]);
+	}
 }
 
 static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)
@@ -266,6 +282,74 @@ static void enc_samples(struct gbuf *b, const struct gmon_samples *s)
 			put_u64(b, k->frames[j].func);
 			put_u64(b, k->frames[j].call_site);
 		}
+	}
+}
+
+static void enc_nhist(struct gbuf *b, const struct gmon_nhist *h)
+{
+	put_u32(b, h->kind);
+	put_u32(b, h->kind ? h->nbuckets : 0);
+	if (!h->kind)
+		return;
+	put_u64(b, h->base);
+	put_u64(b, h->scale);
+	put_u64(b, h->under);
+	put_u64(b, h->over);
+	for (uint32_t i = 0; i < h->nbuckets; i++)
+		put_u64(b, h->buckets[i]);
+}
+
+static void enc_nodes(struct gbuf *b, const struct gmon_nodes *n)
+{
+	put_u32(b, n->tid);
+	put_u32(b, n->track);
+	put_u32(b, n->add);
+	put_u32(b, n->flags);
+	put_u64(b, n->dropped);
+	put_u32(b, n->nnodes);
+	put_u32(b, n->nlegs);
+	for (uint32_t i = 0; i < n->nnodes; i++) {
+		const struct gmon_node *d = &n->nodes[i];
+
+		put_str(b, d->name);
+		put_str(b, d->file);
+		put_u32(b, d->line);
+		put_u64(b, d->hits);
+		put_u64(b, d->nvalues);
+		put_u64(b, d->value_sum);
+		put_u64(b, d->value_min);
+		put_u64(b, d->value_max);
+		enc_nhist(b, &d->hist);
+	}
+	for (uint32_t i = 0; i < n->nlegs; i++) {
+		const struct gmon_leg *l = &n->legs[i];
+
+		put_u32(b, l->from);
+		put_u32(b, l->to);
+		put_u64(b, l->count);
+		put_u64(b, l->total_ns);
+		put_u64(b, l->min_ns);
+		put_u64(b, l->max_ns);
+		put_u64(b, l->ignored);
+		put_u64(b, l->open);
+		enc_nhist(b, &l->hist);
+	}
+}
+
+static void enc_trace(struct gbuf *b, const struct gmon_trace *t)
+{
+	put_u32(b, t->kind);
+	put_u32(b, t->tid);
+	put_u64(b, t->dropped);
+	put_u64(b, t->n);
+	for (uint64_t i = 0; i < t->n; i++) {
+		const struct gmon_tevent *e = &t->ev[i];
+
+		put_u64(b, e->time);
+		put_u64(b, e->func);
+		put_u64(b, e->addr);
+		put_u64(b, e->value);
+		put_u32(b, e->what);
 	}
 }
 
@@ -312,6 +396,16 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_samples(&b, &p->samples[i]);
 		rec_end(&b, at, GMON_TAG_SAMPLES, level);
+	}
+	for (uint32_t i = 0; i < p->nnodesets; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_nodes(&b, &p->nodesets[i]);
+		rec_end(&b, at, GMON_TAG_NODES, level);
+	}
+	for (uint32_t i = 0; i < p->ntraces; i++, nrec++) {
+		at = rec_begin(&b);
+		enc_trace(&b, &p->traces[i]);
+		rec_end(&b, at, GMON_TAG_TRACE, level);
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);

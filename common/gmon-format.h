@@ -14,7 +14,9 @@
  */
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
-#define GMON_SPY_MINOR 2u            /* 1: SAMPLING and SAMPLES records; 2: off-CPU time */
+/* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: stopwatch, TRACE and NODES records, folded
+ * threads */
+#define GMON_SPY_MINOR 3u
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -29,6 +31,8 @@ enum gmon_tag {
 	GMON_TAG_COUNTERS = 5, /* named runtime counters */
 	GMON_TAG_SAMPLING = 6, /* sampling's parameters and totals: once, when sampling was set up */
 	GMON_TAG_SAMPLES = 7,  /* one thread's samples: stacks and their counts */
+	GMON_TAG_TRACE = 8,    /* revision 3: one thread's trace of one kind, its events in time order */
+	GMON_TAG_NODES = 9,    /* revision 3: one thread's nodes and legs (Mesa), with their histograms */
 	GMON_TAG_END = 0x7fff, /* last: record count and file length */
 };
 
@@ -52,6 +56,8 @@ enum gmon_header_flags {
 	GMON_HDR_OFFCPU_NONE = 1u << 3,
 	GMON_HDR_SIGNAL = 1u << 4,     /* written as a signal ended the run (COUNTERS: signal, signal_pc) */
 	GMON_HDR_INCOMPLETE = 1u << 5, /* written at a crash: what could be read then */
+	/* revision 3: SPYRT_WATCH named a hardware counter the machine does not have: sampled by cpu */
+	GMON_HDR_NO_HWCOUNT = 1u << 6,
 };
 
 /* Header flags bits 8-11: how tsc_hz was obtained. */
@@ -79,6 +85,8 @@ enum gmon_thread_flags {
 	GMON_THREAD_EXITED = 1u << 1, /* ended before the file was written */
 	/* revision 2: off-CPU time measured: its arcs' and functions' incl and self are CPU time */
 	GMON_THREAD_OFFCPU = 1u << 2,
+	/* revision 3: its function times have the stopwatch of their outermost calls */
+	GMON_THREAD_STOPWATCH = 1u << 3,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
@@ -159,11 +167,17 @@ struct gmon_arcoff {
 };
 
 /* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
- * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles. */
+ * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles.
+ * Revision 3 (GMON_THREAD_STOPWATCH), the stopwatch of its outermost calls (SystemTap's): their
+ * number, the sum and sum of squares (128 bits: lo, hi) of their wall cycles, the shortest, and
+ * their histogram; the longest is max (an outermost call lasts as long as any it holds). */
 struct gmon_fstat {
 	uint64_t addr;
 	uint64_t calls, incl, self, min, max;
 	uint64_t hist[GMON_HIST_BUCKETS];
+	uint64_t outer, outer_sum, outer_min;
+	uint64_t outer_sq[2];
+	uint64_t outer_hist[GMON_HIST_BUCKETS];
 };
 
 struct gmon_count {
@@ -196,8 +210,13 @@ enum gmon_watch {
 	GMON_WATCH_ALLOCBYTES = 4, /* bytes they allocate */
 	GMON_WATCH_FAULTS = 5,     /* page faults (software perf event) */
 	GMON_WATCH_CALLS = 6,      /* every call of one function (Spy's user break) */
+	/* revision 3: hardware counters, where the machine has them (a perf event each) */
+	GMON_WATCH_CYCLES = 7,
+	GMON_WATCH_INSTRUCTIONS = 8,
+	GMON_WATCH_CACHE_MISSES = 9,
 };
-#define GMON_WATCH_LAST GMON_WATCH_CALLS
+#define GMON_WATCH_LAST GMON_WATCH_CACHE_MISSES
+#define GMON_WATCH_HARDWARE(w) ((w) >= GMON_WATCH_CYCLES && (w) <= GMON_WATCH_CACHE_MISSES)
 
 enum gmon_sampling_flags {
 	GMON_SAMP_FOREIGN = 1u << 0,     /* the program has its own SIGPROF handler: nothing sampled */
@@ -255,6 +274,95 @@ struct gmon_samples {
 	struct gmon_frame *frames;
 };
 
+/* Revision 3: nodes and legs (Mesa). A node is a point placed in the program (SPY_NODE, the
+ * plugin's node=FILE:LINE); a leg the code run between a from node and a to node, timed in
+ * nanoseconds of CLOCK_MONOTONIC. */
+enum gmon_leg_track {
+	GMON_TRACK_NONE = 0,      /* nodes counted, no leg timed */
+	GMON_TRACK_SUCCESSOR = 1, /* only the leg from the thread's last node to this one */
+	GMON_TRACK_ALL = 2,       /* every leg of the table this node ends or starts */
+};
+enum gmon_leg_add {
+	GMON_ADD_NONE = 0,      /* only the legs SPYRT_LEGS names */
+	GMON_ADD_SUCCESSOR = 1, /* also a new leg from the thread's last node to this one */
+};
+enum gmon_nhist_kind {
+	GMON_NHIST_NONE = 0,
+	GMON_NHIST_LINEAR = 1, /* bucket (v - base) / scale; under: v < base; over: past the last */
+	GMON_NHIST_LOG = 2,    /* bucket b >= 1 holds v >> scale in [2^(b-1), 2^b), bucket 0 holds 0 */
+};
+#define GMON_NHIST_MAX 64 /* buckets of a node's or leg's histogram, at most */
+
+struct gmon_nhist {
+	uint32_t kind; /* enum gmon_nhist_kind */
+	uint32_t nbuckets;
+	uint64_t base, scale;
+	uint64_t under, over;
+	uint64_t *buckets;
+};
+
+struct gmon_node {
+	char *name, *file; /* file "" when unknown */
+	uint32_t line;
+	uint64_t hits;
+	uint64_t nvalues, value_sum, value_min, value_max; /* SPY_NODE_VALUE's values */
+	struct gmon_nhist hist;                            /* of the values */
+};
+
+struct gmon_leg {
+	uint32_t from, to; /* indices into the record's nodes */
+	uint64_t count, total_ns, min_ns, max_ns;
+	uint64_t ignored;       /* openings lost: the from node again before the to node, or the to node
+			   * reached in a thread that does not own the leg */
+	uint64_t open;          /* 1: opened by this thread and not yet closed when the file was written */
+	struct gmon_nhist hist; /* of the leg's times, ns */
+};
+
+struct gmon_nodes {
+	uint32_t tid;
+	uint32_t track, add; /* enum gmon_leg_track, enum gmon_leg_add */
+	uint32_t flags;      /* enum gmon_nodes_flags */
+	uint64_t dropped;    /* node hits not recorded: the node or leg table was full */
+	uint32_t nnodes, nlegs;
+	struct gmon_node *nodes;
+	struct gmon_leg *legs;
+};
+
+enum gmon_nodes_flags {
+	GMON_NODES_THREAD_ONLY = 1u << 0, /* SPYRT_LEG_THREAD: one thread's nodes only */
+};
+
+/* What a TRACE record traces (its kind): calls of the functions of SPYRT_TRACE (Cedar's SetTrace),
+ * page faults (Multics' missing-page trace), signals delivered (its interruption trace). */
+enum gmon_trace_kind {
+	GMON_TRACE_CALLS = 0,
+	GMON_TRACE_FAULTS = 1,
+	GMON_TRACE_SIGNALS = 2,
+};
+#define GMON_TRACE_KIND_LAST GMON_TRACE_SIGNALS
+
+/* calls: what an event is */
+enum gmon_tevent_what {
+	GMON_TEV_ENTER = 0,
+	GMON_TEV_EXIT = 1,
+};
+
+/* One event. time: time stamp cycles (the header's tsc_hz; one clock for every thread). calls: func
+ * the function, addr its call site, value on exit the call's inclusive wall cycles, what enter or
+ * exit. (Faults and signals, for their kinds: see docs/FORMAT.md.) */
+struct gmon_tevent {
+	uint64_t time, func, addr, value;
+	uint32_t what;
+};
+
+/* A thread's trace of one kind: the last n events, oldest first, and how many earlier ones the
+ * bounded ring dropped. */
+struct gmon_trace {
+	uint32_t kind, tid;
+	uint64_t dropped, n;
+	struct gmon_tevent *ev;
+};
+
 struct gmon_counter {
 	char *name;
 	uint64_t value;
@@ -263,13 +371,16 @@ struct gmon_counter {
 /* A whole profile. Arrays are owned; gmon_profile_release() frees everything. */
 struct gmon_profile {
 	struct gmon_header hdr;
-	uint32_t nmodules, nfuncsets, nthreads, ncounters, nsamples;
+	uint32_t nmodules, nfuncsets, nthreads, ncounters, nsamples, nnodesets;
 	struct gmon_sampling *sampling; /* NULL: the run was not sampled */
 	struct gmon_samples *samples;   /* per thread */
 	struct gmon_module *modules;
 	struct gmon_funcs *funcsets;
 	struct gmon_thread *threads;
 	struct gmon_counter *counters;
+	struct gmon_nodes *nodesets; /* revision 3: per thread that hit a node */
+	uint32_t ntraces;
+	struct gmon_trace *traces; /* revision 3: TRACE records */
 };
 
 /*
@@ -293,6 +404,7 @@ struct gmon_profile {
 #define gmon_module_at spyrt_gmon_module_at
 #define gmon_watch_name spyrt_gmon_watch_name
 #define gmon_watch_parse spyrt_gmon_watch_parse
+#define gmon_trace_kind_name spyrt_gmon_trace_kind_name
 #define gmon_crc32 spyrt_gmon_crc32
 #endif
 
@@ -340,6 +452,9 @@ int gmon_module_at(const struct gmon_profile *p, uint64_t addr);
  * and the value of a name (-1 when unknown; "calls" alone, without ":FUNC"). */
 const char *gmon_watch_name(uint32_t watch);
 int gmon_watch_parse(const char *name);
+
+/* The name of an enum gmon_trace_kind value ("calls", "faults", "signals"; never NULL). */
+const char *gmon_trace_kind_name(uint32_t kind);
 
 /* CRC-32 (ISO-HDLC, as zlib's crc32) of len bytes, continuing from crc (0 to start). */
 uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len);

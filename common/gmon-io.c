@@ -204,7 +204,8 @@ const char *gmon_mode_name(uint32_t mode)
 	return mode < 3 ? names[mode] : "unknown";
 }
 
-static const char *const watch_names[] = { "none", "cpu", "wall", "alloc", "allocbytes", "faults", "calls" };
+static const char *const watch_names[] = { "none",   "cpu",   "wall",   "alloc",        "allocbytes",
+					   "faults", "calls", "cycles", "instructions", "cache-misses" };
 
 const char *gmon_watch_name(uint32_t watch)
 {
@@ -236,10 +237,21 @@ const char *gmon_tag_name(uint32_t tag)
 		return "SAMPLING";
 	case GMON_TAG_SAMPLES:
 		return "SAMPLES";
+	case GMON_TAG_NODES:
+		return "NODES";
+	case GMON_TAG_TRACE:
+		return "TRACE";
 	case GMON_TAG_END:
 		return "END";
 	}
 	return "unknown";
+}
+
+const char *gmon_trace_kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "calls", "faults", "signals" };
+
+	return kind <= GMON_TRACE_KIND_LAST ? names[kind] : "unknown";
 }
 
 int gmon_module_at(const struct gmon_profile *p, uint64_t addr)
@@ -296,6 +308,23 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->samples[i].frames);
 	}
 	free(p->samples);
+	for (uint32_t i = 0; i < p->nnodesets; i++) {
+		struct gmon_nodes *n = &p->nodesets[i];
+
+		for (uint32_t j = 0; n->nodes && j < n->nnodes; j++) {
+			free(n->nodes[j].name);
+			free(n->nodes[j].file);
+			free(n->nodes[j].hist.buckets);
+		}
+		for (uint32_t j = 0; n->legs && j < n->nlegs; j++)
+			free(n->legs[j].hist.buckets);
+		free(n->nodes);
+		free(n->legs);
+	}
+	free(p->nodesets);
+	for (uint32_t i = 0; i < p->ntraces; i++)
+		free(p->traces[i].ev);
+	free(p->traces);
 	for (uint32_t i = 0; i < p->ncounters; i++)
 		free(p->counters[i].name);
 	free(p->counters);

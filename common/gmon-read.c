@@ -283,6 +283,8 @@ static int dec_one(struct in *in, uint64_t off, uint32_t nrec, int *seen_end, st
 		case GMON_TAG_COUNTERS:
 		case GMON_TAG_SAMPLING:
 		case GMON_TAG_SAMPLES:
+		case GMON_TAG_NODES:
+		case GMON_TAG_TRACE:
 			dec_record(&c, tag, p);
 			break;
 		case GMON_TAG_END: {

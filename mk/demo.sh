@@ -56,3 +56,15 @@ run "$CC" -O2 -pg -I"$SPY_SRC/samples" "$SPY_SRC/samples/twocallers.c" -o twocal
 run ./twocallers-pg 20000
 echo "gprof splits work's time by calls, 100:10000, as if every call took as long:"
 gprof -b -q twocallers-pg gmon.out | work_entry
+
+say "stopwatch: spin() called for 1.5 x 2^B cycles, 7 times B=11, 5 x 14, 3 x 17, 2 x 19, 3 x 16 (in rec)"
+run "$CC" -O2 -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/stopwatch.c" -o stopwatch "${RT[@]}"
+# a run that an interrupt disturbed (status 3) is run again
+for _ in 1 2 3; do ./stopwatch >/dev/null && break; done
+echo "each function's outermost calls as SystemTap's @hist_log shows them (cycles):"
+run "$SPINPROF" --stopwatch=spin,rec gmon.out
+
+say "Mesa's nodes and legs: samples/nodes.c passes start, mid (a value) and end 100 times, with busy waits"
+run "$CC" -O2 -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/nodes.c" -o nodes -pthread "${RT[@]}"
+SPYRT_LEGS='start>mid,mid>end,start>end,ping>pong' SPYRT_HIST='node:mid:linear:0:1:8,leg:start>end:log:10' run ./nodes
+"$SPINPROF" -b gmon.out | sed -n '/^Nodes/,$p'

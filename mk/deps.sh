@@ -27,6 +27,8 @@ pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
 # go tool pprof, headless chromium) and libc's debug symbols (t-names of libc's functions).
 pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-utils graphviz golang-go"
 pkgs="$pkgs chromium libc6-dbg"
+# Tests only: python3 reads spinprof's JSON and graphviz's (t276, t277).
+pkgs="$pkgs python3"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

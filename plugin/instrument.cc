@@ -24,6 +24,8 @@ static tree spy_register_decl;
 static tree spy_unregister_decl;
 static tree spy_start_decl;
 static tree spy_stop_decl;
+static tree spy_node_decl;
+static tree spy_node_type;
 
 const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_enter_decl, 1, sizeof(spy_enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -31,6 +33,8 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_arc_decl, 1, sizeof(spy_arc_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_node_decl, 1, sizeof(spy_node_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_node_type, 1, sizeof(spy_node_type), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_tail_decl, 1, sizeof(spy_tail_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_counts_decl, 1, sizeof(spy_counts_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_register_decl, 1, sizeof(spy_register_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -52,6 +56,10 @@ static tree spy_runtime_fn(const char *name, tree type)
 	/* The hooks neither throw nor call back into this unit. */
 	TREE_NOTHROW(decl) = 1;
 	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("leaf"), NULL_TREE, DECL_ATTRIBUTES(decl));
+	/* Called through the GOT, not a PLT stub: in a PIE or shared object linked with libspyrt.so
+	 * that is one indirect call instead of a call and a jump; a static link relaxes it to a direct
+	 * call. */
+	DECL_ATTRIBUTES(decl) = tree_cons(get_identifier("noplt"), NULL_TREE, DECL_ATTRIBUTES(decl));
 	return decl;
 }
 
@@ -103,6 +111,9 @@ void spy_build_decls(void)
 	TREE_PUBLIC(spy_counts_decl) = 1;
 	DECL_ARTIFICIAL(spy_counts_decl) = 1;
 	set_decl_tls_model(spy_counts_decl, TLS_MODEL_INITIAL_EXEC);
+
+	spy_node_decl = spy_runtime_fn("__spy_node",
+				       build_function_type_list(void_type_node, ptr_type_node, NULL_TREE));
 
 	spy_start_decl = spy_linker_symbol(SPY_START_SYMBOL);
 	spy_stop_decl = spy_linker_symbol(SPY_STOP_SYMBOL);
@@ -828,6 +839,141 @@ static void spy_emit_record(function *fun, tree slot, unsigned flags)
 	fputs("\n\t.popsection\n", f);
 }
 
+/* ---- Nodes (node=FILE:LINE[=NAME]) ------------------------------------ */
+
+/* struct spy_node_site of spy.h: name, file, line, and the runtime's id. */
+static tree spy_node_site_type(void)
+{
+	tree cptr, f[4];
+	static const char *const names[] = { "name", "file", "line", "id" };
+
+	if (spy_node_type)
+		return spy_node_type;
+	cptr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
+	spy_node_type = make_node(RECORD_TYPE);
+	for (int i = 0; i < 4; i++) {
+		f[i] = build_decl(UNKNOWN_LOCATION, FIELD_DECL, get_identifier(names[i]),
+				  i < 2 ? cptr : unsigned_type_node);
+		DECL_CONTEXT(f[i]) = spy_node_type;
+		if (i)
+			DECL_CHAIN(f[i - 1]) = f[i];
+	}
+	TYPE_FIELDS(spy_node_type) = f[0];
+	layout_type(spy_node_type);
+	return spy_node_type;
+}
+
+static tree spy_string(const char *s)
+{
+	return build_string_literal(strlen(s) + 1, s);
+}
+
+/* A static site for node n, placed at loc. */
+static tree spy_node_site(const struct spy_node_opt *n, location_t loc)
+{
+	static unsigned seq;
+	char name[32];
+	tree type = spy_node_site_type(), var, f = TYPE_FIELDS(type);
+	vec<constructor_elt, va_gc> *v = NULL;
+	expanded_location x = expand_location(loc);
+
+	snprintf(name, sizeof(name), "__spy_node.%u", seq++);
+	var = build_decl(loc, VAR_DECL, get_identifier(name), type);
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	TREE_USED(var) = 1;
+	TREE_ADDRESSABLE(var) = 1;
+	CONSTRUCTOR_APPEND_ELT(v, f, spy_string(n->name));
+	f = DECL_CHAIN(f);
+	CONSTRUCTOR_APPEND_ELT(v, f, spy_string(x.file ? remap_macro_filename(x.file) : ""));
+	f = DECL_CHAIN(f);
+	CONSTRUCTOR_APPEND_ELT(v, f, build_int_cst(unsigned_type_node, n->line));
+	f = DECL_CHAIN(f);
+	CONSTRUCTOR_APPEND_ELT(v, f, build_int_cst(unsigned_type_node, 0));
+	DECL_INITIAL(var) = build_constructor(type, v);
+	varpool_node::finalize_decl(var);
+	return var;
+}
+
+/* Put "__spy_node (&site)" before the first statement of each node's line in fun. Returns whether
+ * any was placed. */
+static bool spy_insert_nodes(function *fun)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < spy_opts.nnodes; i++) {
+		struct spy_node_opt *n = &spy_opts.nodes[i];
+		gimple *first = NULL;
+		basic_block bb;
+
+		FOR_EACH_BB_FN(bb, fun) {
+			for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+				gimple *stmt = gsi_stmt(gsi);
+				location_t loc = gimple_location(stmt);
+				expanded_location x;
+
+				if (is_gimple_debug(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
+				    loc == UNKNOWN_LOCATION)
+					continue;
+				x = expand_location(loc);
+				if (x.line == (int)n->line && x.file &&
+				    spy_node_file_match(n->file, x.file)) {
+					first = stmt;
+					break;
+				}
+			}
+			if (first)
+				break;
+		}
+		if (!first)
+			continue;
+		gimple_stmt_iterator gsi = gsi_for_stmt(first);
+		gcall *call = gimple_build_call(
+			spy_node_decl, 1, build_fold_addr_expr(spy_node_site(n, gimple_location(first))));
+
+		gimple_set_location(call, gimple_location(first));
+		gsi_insert_before(&gsi, call, GSI_SAME_STMT);
+		n->placed = 1;
+		any = true;
+		if (spy_opts.verbose)
+			inform(gimple_location(first), "spyinstr: node %qs", n->name);
+	}
+	return any;
+}
+
+namespace {
+const pass_data spy_nodes_data = {
+	GIMPLE_PASS, "spy_nodes", OPTGROUP_NONE, TV_NONE, PROP_cfg, 0, 0, 0, 0,
+};
+
+/* Early, right after the CFG is built and before any optimisation: the node's call is then an
+ * ordinary call that inlining, unrolling and the rest copy or keep as they do the line's own code,
+ * so it runs exactly as often as the line does. */
+class spy_nodes_pass : public gimple_opt_pass {
+      public:
+	spy_nodes_pass(gcc::context *ctxt) : gimple_opt_pass(spy_nodes_data, ctxt)
+	{
+	}
+	bool gate(function *) final override
+	{
+		return spy_opts.nnodes > 0;
+	}
+	unsigned int execute(function *fun) final override
+	{
+		spy_build_decls();
+		spy_insert_nodes(fun);
+		return 0;
+	}
+};
+} // namespace
+
+opt_pass *spy_make_nodes_pass(gcc::context *ctxt)
+{
+	return new spy_nodes_pass(ctxt);
+}
+
 static unsigned int spy_instrument_execute(function *fun)
 {
 	bool want, hooks;
@@ -890,6 +1036,15 @@ opt_pass *spy_make_instrument_pass(gcc::context *ctxt)
 void spy_finish_unit(void *, void *)
 {
 	tree begin, end, body;
+
+	/* a node on a line of this unit's own file that has no code is a mistake worth stopping for
+	 * (a node in a header is left alone: another unit may place it) */
+	for (size_t i = 0; i < spy_opts.nnodes; i++)
+		if (!spy_opts.nodes[i].placed && main_input_filename &&
+		    spy_node_file_match(spy_opts.nodes[i].file, main_input_filename))
+			error("spyinstr: node=%s:%u: line %u of %s has no code (nothing runs there to mark)",
+			      spy_opts.nodes[i].file, spy_opts.nodes[i].line, spy_opts.nodes[i].line,
+			      main_input_filename);
 
 	if (!spy_records || seen_error())
 		return;

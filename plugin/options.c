@@ -40,6 +40,115 @@ void spy_options_release(struct spy_options *o)
 	patterns_release(&o->exclude_function);
 	patterns_release(&o->include_function);
 	patterns_release(&o->exclude_file);
+	for (size_t i = 0; i < o->nnodes; i++) {
+		free(o->nodes[i].file);
+		free(o->nodes[i].name);
+	}
+	free(o->nodes);
+	o->nodes = NULL;
+	o->nnodes = 0;
+}
+
+int spy_node_file_match(const char *want, const char *file)
+{
+	size_t w = strlen(want), f = strlen(file);
+
+	return !strcmp(want, file) || (f > w && file[f - w - 1] == '/' && !strcmp(file + f - w, want));
+}
+
+/* A node's name, as the runtime takes it: no blank, comma, colon or '>'. */
+static int node_name_ok(const char *s, size_t n)
+{
+	if (!n || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == ',' || s[i] == ':' || s[i] == '>' || s[i] == 127)
+			return 0;
+	return 1;
+}
+
+/* node=FILE:LINE[=NAME],... */
+static int nodes_parse(struct spy_options *o, const char *value, char *err, size_t errlen)
+{
+	if (!value || !*value) {
+		snprintf(err, errlen, "option 'node' needs a value: node=FILE:LINE[=NAME][,...]");
+		return -1;
+	}
+	for (const char *s = value;;) {
+		size_t len = strcspn(s, ","), flen, nlen = 0;
+		const char *eq = memchr(s, '=', len), *end = eq ? eq : s + len, *colon = NULL, *name = NULL;
+		char *stop, namebuf[300], linebuf[16];
+		unsigned long line;
+		struct spy_node_opt *n;
+
+		for (const char *c = s; c < end; c++)
+			if (*c == ':')
+				colon = c;
+		if (!colon || colon == s || end - colon - 1 <= 0 ||
+		    (size_t)(end - colon - 1) >= sizeof(linebuf))
+			goto bad;
+		memcpy(linebuf, colon + 1, (size_t)(end - colon - 1));
+		linebuf[end - colon - 1] = 0;
+		line = strtoul(linebuf, &stop, 10);
+		if (*stop || !line || line > 0x7fffffff || linebuf[0] < '0' || linebuf[0] > '9')
+			goto bad;
+		flen = (size_t)(colon - s);
+		if (eq) {
+			name = eq + 1;
+			nlen = len - (size_t)(eq + 1 - s);
+			if (!node_name_ok(name, nlen)) {
+				snprintf(
+					err, errlen,
+					"option 'node': the name in '%.*s' must be 1 to 255 characters without blanks, "
+					"commas, colons or '>'",
+					(int)len, s);
+				return -1;
+			}
+		} else {
+			const char *base = s;
+
+			for (const char *c = s; c < colon; c++)
+				if (*c == '/')
+					base = c + 1;
+			snprintf(namebuf, sizeof(namebuf), "%.*s@%lu", (int)(colon - base), base, line);
+			if (!node_name_ok(namebuf, strlen(namebuf))) {
+				snprintf(
+					err, errlen,
+					"option 'node': '%.*s' needs a name (FILE:LINE=NAME): '%s' is not one",
+					(int)len, s, namebuf);
+				return -1;
+			}
+			name = namebuf;
+			nlen = strlen(namebuf);
+		}
+		n = realloc(o->nodes, (o->nnodes + 1) * sizeof(*o->nodes));
+		if (!n) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		o->nodes = n;
+		n = &o->nodes[o->nnodes];
+		n->file = strndup(s, flen);
+		n->name = strndup(name, nlen);
+		n->line = (unsigned)line;
+		n->placed = 0;
+		if (!n->file || !n->name) {
+			free(n->file);
+			free(n->name);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		o->nnodes++;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+		continue;
+bad:
+		snprintf(err, errlen,
+			 "option 'node' has a bad item '%.*s' (want FILE:LINE or FILE:LINE=NAME)", (int)len,
+			 s);
+		return -1;
+	}
 }
 
 static int patterns_add(struct spy_patterns *p, const char *s, size_t len)
@@ -111,10 +220,12 @@ int spy_options_set(struct spy_options *o, const char *key, const char *value, c
 		return patterns_parse(&o->include_function, key, value, err, errlen);
 	if (!strcmp(key, "exclude-file"))
 		return patterns_parse(&o->exclude_file, key, value, err, errlen);
-	snprintf(
-		err, errlen,
-		"unknown option '%s' (known: mode, exclude-function, exclude-file, include-function, verbose)",
-		key);
+	if (!strcmp(key, "node"))
+		return nodes_parse(o, value, err, errlen);
+	snprintf(err, errlen,
+		 "unknown option '%s' (known: mode, exclude-function, exclude-file, include-function, node, "
+		 "verbose)",
+		 key);
 	return -1;
 }
 

@@ -14,6 +14,7 @@ static struct plugin_info spy_plugin_info = {
 		"  exclude-function=PAT[,PAT]     skip functions matching shell patterns\n"
 		"  include-function=PAT[,PAT]     instrument only these\n"
 		"  exclude-file=SUBSTR[,SUBSTR]   skip functions whose source path contains one\n"
+		"  node=FILE:LINE[=NAME][,...]    a node (Mesa) before the first statement of each line\n"
 		"  verbose                        one line per instrumented function\n",
 };
 
@@ -29,7 +30,33 @@ static void spy_register_passes(const char *name)
 		.pos_op = PASS_POS_INSERT_BEFORE,
 	};
 
+	struct register_pass_info nodes = {
+		.pass = spy_make_nodes_pass(g),
+		.reference_pass_name = "cfg",
+		.ref_pass_instance_number = 1,
+		.pos_op = PASS_POS_INSERT_AFTER,
+	};
+
 	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &instrument);
+	register_callback(name, PLUGIN_PASS_MANAGER_SETUP, NULL, &nodes);
+}
+
+/* The value of the nth -fplugin-arg-BASE-KEY=VALUE as the command line has it, or cut when it is not
+ * found there. */
+static const char *spy_whole_value(const char *base, const char *key, int nth, const char *cut)
+{
+	char prefix[256];
+	size_t n;
+
+	snprintf(prefix, sizeof(prefix), "-fplugin-arg-%s-%s=", base, key);
+	n = strlen(prefix);
+	for (unsigned i = 0; i < save_decoded_options_count; i++) {
+		const char *text = save_decoded_options[i].orig_option_with_args_text;
+
+		if (text && !strncmp(text, prefix, n) && nth-- == 0)
+			return text + n;
+	}
+	return cut;
 }
 
 extern "C" __attribute__((visibility("default"))) int spy_passes_init(struct plugin_name_args *info,
@@ -38,9 +65,14 @@ extern "C" __attribute__((visibility("default"))) int spy_passes_init(struct plu
 	char err[512];
 
 	spy_options_init(&spy_opts);
-	for (int i = 0; i < info->argc; i++) {
-		if (spy_options_set(&spy_opts, info->argv[i].key, info->argv[i].value, err, sizeof(err)) <
-		    0) {
+	for (int i = 0, nth = 0; i < info->argc; i++) {
+		const char *value = info->argv[i].value;
+
+		/* GCC 12 cuts a plugin argument's value by one character for each '=' in it
+		 * (node=FILE:LINE=NAME): the option as written on the command line has it whole */
+		if (!strcmp(info->argv[i].key, "node"))
+			value = spy_whole_value(info->base_name, "node", nth++, value);
+		if (spy_options_set(&spy_opts, info->argv[i].key, value, err, sizeof(err)) < 0) {
 			error("spyinstr: %s", err);
 			return 1;
 		}

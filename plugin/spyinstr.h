@@ -14,6 +14,7 @@ extern const struct ggc_root_tab spy_ggc_roots[];
 opt_pass *spy_make_instrument_pass(gcc::context *ctxt);
 /* PLUGIN_FINISH_UNIT: the unit's registration constructor and destructor. */
 void spy_finish_unit(void *gcc_data, void *user_data);
+opt_pass *spy_make_nodes_pass(gcc::context *ctxt);
 /* PLUGIN_ATTRIBUTES: the spy_noinstr attribute. */
 void spy_register_attributes(void *gcc_data, void *user_data);
 

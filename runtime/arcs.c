@@ -83,7 +83,7 @@ void spy_arcs_reset(struct spy_arcs *a)
 		if (a->nfstat > 1)
 			memset(a->fhead, 0, sizeof(uint32_t) << SPY_FHASH_BITS);
 		memset(&a->fstat[0], 0, sizeof(a->fstat[0]));
-		a->fstat[0].min = UINT64_MAX;
+		a->fstat[0].min = a->fstat[0].min_inner = UINT64_MAX;
 		a->nfstat = 1;
 		/* a count still pending belongs to the tables just emptied */
 		a->hist_pending = &a->fstat[0].hist[0];
@@ -125,7 +125,7 @@ uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr)
 	f = &a->fstat[i];
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
-	f->min = UINT64_MAX;
+	f->min = f->min_inner = UINT64_MAX;
 	f->next = a->fhead[h];
 	publish(a->nfstat, i + 1);
 	publish(a->fhead[h], i);
@@ -163,6 +163,8 @@ uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee)
 	memset(e, 0, sizeof(*e));
 	e->callee = callee;
 	e->func = spy_fstat_get(a, callee);
+	if (a->fstat && spy_trace_on && spy_traced(callee))
+		e->func |= SPY_ARC_TRACED;
 	e->next = a->site[s].arcs;
 	publish(a->narc, i + 1);
 	publish(a->site[s].arcs, i);

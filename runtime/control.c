@@ -113,6 +113,7 @@ static void atfork_child(void)
 	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
 	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
 	spy_thread_atfork_child();
+	spy_nodes_forked();
 	memset(spy_graveyard, 0, (size_t)spy_nslots * sizeof(uint64_t));
 	free(excl);
 	excl = NULL;
@@ -131,9 +132,11 @@ static void init_once(void)
 	uint64_t w = 0;
 
 	spy_env_load(&spy_cfg, environ);
+	spy_nodes_env(environ);
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
+	spy_trace_init();
 	spy_thread_init();
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child))
 		spy_note_error("pthread_atfork failed: a forked child would not start empty");
@@ -310,6 +313,7 @@ SPY_EXPORT void spy_flush(void)
 				memcpy(off_base, now, (size_t)n * sizeof(*off_base));
 		}
 	}
+	spy_nodes_reset();
 	/* exited threads' arcs and times go now; live threads drop theirs at their next hook */
 	for (struct spy_thread *t = spy_threads; t; t = t->next)
 		if (t->state == SPY_THREAD_EXITED) {
@@ -390,7 +394,7 @@ __attribute__((destructor(101))) static void spy_fini(void)
 		return;
 	/* linked with libspyrt, but nothing instrumented registered (clang, no plugin): an empty
 	 * profile would look like a run that called nothing */
-	if (!spy_units && !spy_first_error[0]) {
+	if (!spy_units && !spy_first_error[0] && !spy_nodes_passed()) {
 		__atomic_store_n(&fini_done, 1, __ATOMIC_RELEASE);
 		spy_warn("spy: no instrumented code registered (compiled without the spyinstr plugin, or by "
 			 "another compiler): no profile written");
@@ -405,6 +409,8 @@ __attribute__((destructor(101))) static void spy_fini(void)
 	else if (spy_watch == GMON_WATCH_CALLS && !spy_watch_addr)
 		spy_note_error("SPYRT_WATCH=calls:%s: no instrumented function has that name",
 			       spy_cfg.target);
+	else if (spy_trace_on)
+		spy_trace_check();
 	/* the program's buffered output goes out first, whatever becomes of the profile (not if
 	 * another thread holds stdout: exit's own flush does not wait for it either) */
 	if (!ftrylockfile(stdout)) {

@@ -146,9 +146,13 @@ static const char *out_problem(const char *v, int *has_pid)
 	return NULL;
 }
 
-static const char *const known[] = { "SPYRT_OUT",  "SPYRT_MODE",    "SPYRT_ARCS",         "SPYRT_START",
-				     "SPYRT_STOP", "SPYRT_OFF",     "SPYRT_READY",        "SPYRT_WATCH",
-				     "SPYRT_HZ",   "SPYRT_DIVISOR", "SPYRT_START_THREAD", NULL };
+static const char *const known[] = { "SPYRT_OUT", "SPYRT_MODE", "SPYRT_ARCS", "SPYRT_START", "SPYRT_STOP",
+				     "SPYRT_OFF", "SPYRT_READY", "SPYRT_WATCH", "SPYRT_HZ", "SPYRT_DIVISOR",
+				     "SPYRT_START_THREAD", "SPYRT_TRACE", "SPYRT_FAULT_TRACE",
+				     "SPYRT_SIGNAL_TRACE",
+				     /* nodes.c's */
+				     "SPYRT_LEGS", "SPYRT_LEG_ADD", "SPYRT_LEG_TRACK", "SPYRT_LEG_THREAD",
+				     "SPYRT_HIST", NULL };
 
 /* SPYRT_WATCH's names, as gmon_watch_name() spells them (kept here: env.c is also linked alone). */
 static const char *const watch_names[] = {
@@ -159,6 +163,9 @@ static const char *const watch_names[] = {
 	[GMON_WATCH_ALLOCBYTES] = "allocbytes",
 	[GMON_WATCH_FAULTS] = "faults",
 	[GMON_WATCH_CALLS] = "calls",
+	[GMON_WATCH_CYCLES] = "cycles",
+	[GMON_WATCH_INSTRUCTIONS] = "instructions",
+	[GMON_WATCH_CACHE_MISSES] = "cache-misses",
 };
 
 static void watch_var(struct spy_config *cfg, const char *v)
@@ -181,9 +188,33 @@ static void watch_var(struct spy_config *cfg, const char *v)
 			return;
 		}
 	}
-	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults or calls:FUNC; "
-		 "using cpu",
+	spy_warn("spy: SPYRT_WATCH='%s' is not none, cpu, wall, alloc, allocbytes, faults, calls:FUNC, "
+		 "cycles, instructions or cache-misses; using cpu",
 		 v);
+}
+
+/* SPYRT_TRACE=FUNC,...: at most SPY_TRACE_FUNCS names without blanks, none empty; else one line and
+ * no trace. */
+static void trace_var(struct spy_config *cfg, const char *v)
+{
+	uint32_t n = 0;
+	const char *p = v;
+
+	if (*v && strlen(v) <= 4096 && !strpbrk(v, " \t\n")) {
+		for (n = 1; *p; p++)
+			n += *p == ',';
+		if (n <= SPY_TRACE_FUNCS && !strstr(v, ",,") && v[0] != ',' && p[-1] != ',') {
+			char *c = strdup(v);
+
+			if (c) {
+				cfg->trace = c;
+				cfg->ntrace = n;
+			}
+			return;
+		}
+	}
+	spy_warn("spy: SPYRT_TRACE='%s' is not a list of at most %u function names (FUNC,...); no trace", v,
+		 SPY_TRACE_FUNCS);
 }
 
 /* A whole decimal number in [lo, hi], or def after one line naming the variable. */
@@ -280,7 +311,20 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	if (v)
 		watch_var(cfg, v);
 	cfg->hz = range_var(env, "SPYRT_HZ", 1, SPY_HZ_MAX, SPY_HZ_DEFAULT, "a rate in Hz");
-	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX, 1, "a divisor");
+	/* a hardware counter is sampled every divisor events: a million cycles or instructions, ten
+	 * thousand cache misses, unless said */
+	cfg->divisor = range_var(env, "SPYRT_DIVISOR", 1, SPY_DIVISOR_MAX,
+				 !GMON_WATCH_HARDWARE(cfg->watch)      ? 1 :
+				 cfg->watch == GMON_WATCH_CACHE_MISSES ? 10000 :
+									 1000000,
+				 "a divisor");
+	v = env_get(env, "SPYRT_TRACE");
+	if (v)
+		trace_var(cfg, v);
+	cfg->signal_trace =
+		range_var(env, "SPYRT_SIGNAL_TRACE", 0, SPY_FAULT_TRACE_MAX, 0, "a number of signals");
+	cfg->fault_trace = range_var(env, "SPYRT_FAULT_TRACE", 0, SPY_FAULT_TRACE_MAX,
+				     SPY_FAULT_TRACE_DEFAULT, "a number of page faults");
 
 	/* a misspelt variable would otherwise be silently without effect */
 	for (char **e = env; e && *e; e++) {

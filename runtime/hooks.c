@@ -30,7 +30,8 @@ SPY_EXPORT int __spy_hooks = 1;
  * hooks may run in the middle of this; they push and pop above the depth they find, so the frame's
  * fields are read before the depth drops and the worst a handler can do is lose one addition.
  */
-static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread *t, uint64_t now, int timed)
+static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_thread *t, uint64_t now,
+								   int timed)
 {
 	uint32_t n = t->depth - 1;
 	struct spy_frame *f = &t->stack[n];
@@ -39,7 +40,7 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 
 	if (!timed) { /* arcs: nothing of the frame is needed once it is off the stack */
 		t->depth = n;
-		return;
+		return 0;
 	}
 	entry = f->entry;
 	children = f->children;
@@ -55,16 +56,24 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 		uint32_t b = 63 - (uint32_t)__builtin_clzll(incl | 1);
 
 		a->self += incl > children ? incl - children : 0;
-		/* recursion: only the outermost activation adds inclusive time, else fib's
-		 * inclusive time would be counted once per active frame */
-		if (--s->depth == 0)
-			a->incl += incl;
-		if (unlikely(incl < s->min))
-			s->min = incl;
-		if (unlikely(incl > s->max))
-			s->max = incl;
 		if (b >= SPY_HIST_BUCKETS)
 			b = SPY_HIST_BUCKETS - 1;
+		/* recursion: only the outermost activation adds inclusive time, else fib's
+		 * inclusive time would be counted once per active frame; the stopwatch is of the
+		 * outermost calls too, so the calls inside them keep their own minimum and histogram,
+		 * on a branch taken only by recursion */
+		if (likely(--s->depth == 0)) {
+			a->incl += incl;
+			s->sq += (unsigned __int128)incl * incl;
+			if (unlikely(incl < s->min))
+				s->min = incl;
+		} else {
+			if (incl < s->min_inner)
+				s->min_inner = incl;
+			s->hist_inner[b]++;
+		}
+		if (unlikely(incl > s->max))
+			s->max = incl;
 		f[-1].children += incl; /* at depth 0, the sentinel's */
 		/*
 		 * The bucket's count is added at the next pop, and this one adds the previous call's: a
@@ -79,15 +88,19 @@ static inline __attribute__((always_inline)) void pop_frame_as(struct spy_thread
 			t->arcs.hist_pending = &s->hist[b];
 			(*h)++;
 		}
+		/* SPYRT_TRACE: the caller records the exit (trace.c), from a word of the arc's line */
+		return a->func & SPY_ARC_TRACED;
 	}
 }
 
 static inline void pop_frame(struct spy_thread *t, uint64_t now)
 {
-	if (t->timed)
-		pop_frame_as(t, now, 1);
-	else
+	if (t->timed) {
+		if (unlikely(pop_frame_as(t, now, 1)))
+			spy_trace_exit(t, now);
+	} else {
 		pop_frame_as(t, now, 0);
+	}
 }
 
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
@@ -115,13 +128,14 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 /* Push a frame for a call through arc ai at depth n, entered at time now. Its stack pointer is
  * written before the depth grows, so a signal handler's hooks never see a top frame with a stale one.
  * In mode arcs only what the stack's readers need (unwinding checks, samples) is written. */
-static inline __attribute__((always_inline)) void push_frame_as(struct spy_thread *t, uint32_t n,
-								uint64_t self, uint64_t cs, uint64_t sp,
-								uint32_t ai, uint64_t now, int timed)
+static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_thread *t, uint32_t n,
+								    uint64_t self, uint64_t cs, uint64_t sp,
+								    uint32_t ai, uint64_t now, int timed)
 {
 	struct spy_arc *a = &t->arcs.arc[ai];
 	struct spy_frame *f = &t->stack[n];
-	uint32_t fi = timed ? a->func : 0; /* read once: the frame's stores may alias it */
+	uint32_t w = timed ? a->func : 0; /* read once: the frame's stores may alias it */
+	uint32_t fi = SPY_ARC_FUNC(w);
 	uint64_t caller = f[-1].self;
 
 	a->count++;
@@ -144,15 +158,19 @@ static inline __attribute__((always_inline)) void push_frame_as(struct spy_threa
 		t->arcs.fstat[fi].depth++;
 		f->entry = now;
 	}
+	/* SPYRT_TRACE: the caller records the entry (trace.c) */
+	return w & SPY_ARC_TRACED;
 }
 
 static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, uint64_t cs, uint64_t sp,
 			      uint32_t ai, uint64_t now)
 {
-	if (t->timed)
-		push_frame_as(t, n, self, cs, sp, ai, now, 1);
-	else
+	if (t->timed) {
+		if (unlikely(push_frame_as(t, n, self, cs, sp, ai, now, 1)))
+			spy_trace_enter(t);
+	} else {
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
+	}
 }
 
 /*
@@ -346,7 +364,8 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
 		goto slow;
 	FIRST_ARC(a, cs, s, i, slow);
-	push_frame_as(t, n, s, cs, sp, i, now, timed);
+	if (unlikely(push_frame_as(t, n, s, cs, sp, i, now, timed)))
+		spy_trace_enter(t);
 	return;
 slow:
 	enter_slow(t, s, cs, sp);
@@ -487,8 +506,8 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 	/* mode time: a context switch since the last look goes to the slow path (offcpu.c) */
 	if (unlikely(top->self != s || top->sp != sp) || (timed && unlikely(spy_offcpu_pending(t))))
 		exit_slow(t, s, sp, lo, now);
-	else
-		pop_frame_as(t, now, timed);
+	else if (unlikely(pop_frame_as(t, now, timed)))
+		spy_trace_exit(t, now);
 }
 
 static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)

@@ -125,6 +125,13 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		foreign_now();
 	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		return spy_sig_action(sig, act, old); /* signals.c */
+	{
+		int rc;
+
+		if (sig > 0 && sig != SIGPROF && spy_cfg.signal_trace &&
+		    spy_sigtrace_action(sig, act, old, &rc))
+			return rc; /* trace.c */
+	}
 	return spy_real_sigaction(sig, act, old);
 }
 
@@ -149,6 +156,17 @@ SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 		if (spy_sig_action(sig, &a, &o))
 			return SIG_ERR;
 		return o.sa_handler;
+	}
+	if (sig > 0 && sig != SIGPROF && spy_cfg.signal_trace) {
+		struct sigaction a, o;
+		int rc;
+
+		memset(&a, 0, sizeof(a));
+		a.sa_handler = h;
+		a.sa_flags = SA_RESTART;
+		sigemptyset(&a.sa_mask);
+		if (spy_sigtrace_action(sig, &a, &o, &rc))
+			return rc ? SIG_ERR : o.sa_handler;
 	}
 	return real_signal(sig, h);
 }

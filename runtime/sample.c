@@ -258,7 +258,7 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 
 /* ---- the SIGPROF handler: cpu and wall ticks, fault overflows ---- */
 
-static uint64_t uc_pc(void *ucv)
+uint64_t spy_uc_pc(void *ucv)
 {
 	ucontext_t *uc = ucv;
 
@@ -304,9 +304,12 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 			goto out;
 		weight = v - s->perf_last;
 		s->perf_last = v;
+		if (s->fring)
+			spy_fault_trace_drain(t, c0);
 		if (!weight)
 			goto out;
-		if (spy_watch != GMON_WATCH_FAULTS && weight >= 2 * spy_samp_period)
+		if ((spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL) &&
+		    weight >= 2 * spy_samp_period)
 			missed = weight / spy_samp_period - 1;
 	} else if (si->si_code == SI_TIMER) {
 		/* a CPU timer fires on the scheduler's tick: the periods it merged are in the weight */
@@ -327,7 +330,7 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 		spy_samp_unlock(s);
 		goto out;
 	}
-	pc = uc_pc(uc);
+	pc = spy_uc_pc(uc);
 	if (t->busy || spy_in_runtime(pc))
 		flags |= GMON_STACK_RUNTIME;
 	n = spy_samp_own(t, &flags, uc_sp(uc));
@@ -435,6 +438,7 @@ void spy_samp_forget(struct spy_thread *t)
 		if (s->perf_fd >= 0)
 			close(s->perf_fd); /* the parent's thread's event */
 		s->perf_fd = -1;
+		spy_fault_ring_close(s);
 		table_release(s);
 	}
 	free(s->kept);
@@ -458,6 +462,8 @@ void spy_samp_atfork_child(struct spy_thread *self)
 		if (s->perf_fd >= 0)
 			close(s->perf_fd);
 		s->perf_fd = -1;
+		spy_fault_ring_close(s);
+		self->ftrace.n = self->ftrace.lost = 0;
 		table_reset(s, spy_thread_cpu_ns(self->tid));
 		s->epoch = SPY_CTL_EPOCH(spy_ctl);
 		s->last_cpu = s->cpu0_ns;
@@ -486,7 +492,8 @@ void spy_samp_stop(void)
 
 static int signal_watch(void)
 {
-	return spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL || spy_watch == GMON_WATCH_FAULTS;
+	return spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL ||
+	       spy_watch == GMON_WATCH_FAULTS || GMON_WATCH_HARDWARE(spy_watch);
 }
 
 void spy_samp_thread_start(struct spy_thread *t)
@@ -515,6 +522,21 @@ void spy_samp_init(void)
 	int rc;
 
 	spy_watch = spy_cfg.watch;
+	if (GMON_WATCH_HARDWARE(spy_watch)) {
+		char why[256];
+
+		if (spy_samp_hw_probe(spy_watch, why, sizeof(why))) {
+			/* this machine has no such counter (a virtual machine, often): say so once, and
+			 * in the header, and sample by CPU time as by default */
+			spy_warn(
+				"spy: SPYRT_WATCH=%s: no hardware counter for it on this machine (%s); using "
+				"cpu",
+				gmon_watch_name(spy_watch), why);
+			spy_no_hwcount = 1;
+			spy_watch = spy_cfg.watch = GMON_WATCH_CPU;
+			spy_cfg.divisor = 1;
+		}
+	}
 	if (sysconf(_SC_PAGESIZE) > 0)
 		page_mask = ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 	spy_samp_period = (uint64_t)1000000000u * spy_cfg.divisor / spy_cfg.hz;

@@ -75,8 +75,12 @@ struct spy_arc {
 	uint64_t incl; /* cycles of calls whose callee was not already active (outermost) */
 	uint64_t self;
 	uint32_t next; /* next arc of the same call site */
-	uint32_t func; /* the callee's entry in the thread's function table */
+	/* the callee's entry in the thread's function table (SPY_ARC_FUNC), and SPY_ARC_TRACED when the
+	 * callee is one of SPYRT_TRACE's: the hooks test it in the arc's line, which they load anyway */
+	uint32_t func;
 };
+#define SPY_ARC_TRACED (1u << 31)
+#define SPY_ARC_FUNC(w) ((w) & ~SPY_ARC_TRACED)
 
 /* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
  * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
@@ -96,11 +100,17 @@ struct spy_site {
  * inclusive and self cycles are the sums over the arcs into it, made when writing. */
 struct spy_fstat {
 	uint64_t addr;
-	uint32_t next;  /* hash chain */
-	uint32_t depth; /* active activations: inclusive time is added at the outermost only */
-	uint64_t min, max;
+	uint32_t next;        /* hash chain */
+	uint32_t depth;       /* active activations: inclusive time is added at the outermost only */
+	uint64_t min;         /* of the outermost calls (min_inner: the others'; the file's min is both's) */
+	uint64_t max;         /* of every call, which is the outermost calls' too: they hold the others */
+	unsigned __int128 sq; /* the outermost calls' sum of squared inclusive cycles */
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
 	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
+	/* the stopwatch's rare part, apart from the hot fields: calls inside an active one of the same
+	 * function (recursion); the outermost calls' histogram is hist less this one */
+	uint64_t min_inner;
+	uint64_t hist_inner[SPY_HIST_BUCKETS];
 };
 
 #define SPY_L1_BITS 16
@@ -158,6 +168,43 @@ static inline uint32_t spy_arcs_find(struct spy_arcs *a, uint64_t pc, uint64_t c
 	return spy_arcs_insert(a, pc, callee);
 }
 
+/* ---- trace.c: SPYRT_TRACE, a bounded ring of call events per thread (Cedar's SetTrace) ---- */
+
+struct spy_thread;
+struct spy_samp;
+#define SPY_TRACE_FUNCS 64     /* names SPYRT_TRACE may give */
+#define SPY_TRACE_EVENTS 4096u /* events a thread's ring keeps (a power of two): the last ones */
+extern uint64_t spy_trace_addr[SPY_TRACE_FUNCS]; /* their addresses, as their units register */
+extern uint32_t spy_trace_on;                    /* SPYRT_TRACE in effect (mode time) */
+/* addr is one of SPYRT_TRACE's functions (slow path: when an arc is made) */
+int spy_traced(uint64_t addr);
+/* From the hooks, after pushing a frame of a traced function, and after popping one at now: the
+ * event into the thread's ring (never allocates; a thread without a ring counts it as dropped). */
+void spy_trace_enter(struct spy_thread *t);
+void spy_trace_exit(struct spy_thread *t, uint64_t now);
+/* Resolve SPYRT_TRACE's names in a registered unit's functions (units.c). */
+void spy_trace_names(const char *name, uint64_t addr);
+/* The thread's ring (thread.c, at its first hook), and its TRACE record of kind (calls, faults) for
+ * write.c (malloc'ed events, oldest first; 0, or -1 without memory). */
+void spy_trace_thread_start(struct spy_thread *t);
+int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *out);
+void spy_trace_reset(struct spy_thread *t);
+void spy_trace_init(void);
+/* Page faults (SPYRT_WATCH=faults): the ring of the thread's fault event (sample-src.c maps it), read
+ * by the sampling signal handler into the thread's fault trace. */
+#define SPY_FAULT_RING_PAGES 8u
+#define SPY_FAULT_TRACE_DEFAULT 256u
+#define SPY_FAULT_TRACE_MAX (1u << 20)
+void spy_fault_trace_start(struct spy_thread *t);
+void spy_fault_trace_drain(struct spy_thread *t, uint64_t now);
+void spy_fault_ring_close(struct spy_samp *s);
+/* The interruption trace (SPYRT_SIGNAL_TRACE): the program's handlers are called through the
+ * runtime's, which records each signal first. sigaction() for such a signal: 1 when handled here
+ * (the result in *rc), 0 when the caller goes on as without the trace. */
+int spy_sigtrace_action(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
+/* At the end: a name of SPYRT_TRACE no registered function has is the run's error. */
+void spy_trace_check(void);
+
 /* ---- sample.c: sampling (SPYRT_WATCH), one stack table per thread ---- */
 
 #define SPY_SAMP_DEPTH 512u        /* frames kept of a deeper stack (the innermost) */
@@ -196,9 +243,14 @@ struct spy_samp {
 	uint32_t every;   /* divisor countdown of event modes */
 	/* totals of the current epoch */
 	uint64_t taken, missed, in_runtime, dropped, skipped, handler_cycles, allocs, alloc_bytes;
-	uint64_t cpu0_ns, wall0_ns;         /* the thread's CPU and real clocks when its counting began */
-	uint64_t cpu_ns, wall_ns;           /* sampled CPU and real time, set at retirement */
-	uint64_t perf_last;                 /* faults: the event count at the last signal */
+	uint64_t cpu0_ns, wall0_ns; /* the thread's CPU and real clocks when its counting began */
+	uint64_t cpu_ns, wall_ns;   /* sampled CPU and real time, set at retirement */
+	uint64_t perf_last;         /* faults: the event count at the last signal */
+	/* faults with SPYRT_FAULT_TRACE: the event's ring of samples (IP and address), read-only, and
+	 * how far the handler read it (trace.c) */
+	void *fring;
+	size_t fring_len;
+	uint64_t fring_seen;
 	uint64_t last_cpu, last_mono, debt; /* wall sampler: the thread's time off the CPU */
 	/* what a retired thread leaves (malloc'ed; frames pointers into kept_frames) */
 	uint64_t nkept, nkept_frames;
@@ -266,12 +318,16 @@ int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t
 			struct gmon_frame **frames, uint64_t *nframes);
 uint64_t spy_thread_cpu_ns(pid_t tid); /* any thread's CPU clock; 0 if gone */
 void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc);
+uint64_t spy_uc_pc(void *uc);                      /* the interrupted PC of a signal's ucontext */
 void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
 void spy_samp_timer_stop(struct spy_samp *s);
 void spy_samp_perf_stop(struct spy_samp *s);
 void spy_samp_sampler_start(void); /* sample-wall.c */
-void spy_samp_call_flush(void);    /* sample-events.c */
-void spy_samp_find_text(void);     /* sample-sig.c */
+/* A hardware counter for watch exists (a perf event can be opened); else -1 and why. */
+int spy_samp_hw_probe(uint32_t watch, char *why, size_t sz);
+extern int spy_no_hwcount;      /* SPYRT_WATCH asked for one the machine does not have (header bit 6) */
+void spy_samp_call_flush(void); /* sample-events.c */
+void spy_samp_find_text(void);  /* sample-sig.c */
 void spy_samp_resolve_real(void);
 void spy_samp_say_foreign(void);
 
@@ -365,8 +421,13 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
-	uint32_t parked;     /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu; /* 1 + its CPU clock when a freeze found it asleep */
+	struct spy_tring {
+		struct gmon_tevent *ev; /* SPY_TRACE_EVENTS, mapped at the thread's first hook */
+		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
+		uint64_t lost;          /* events with no ring to go to */
+	} trace, ftrace, strace; /* calls; page faults (SPYRT_FAULT_TRACE); signals (SPYRT_SIGNAL_TRACE) */
+	uint32_t parked;         /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
 };
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
@@ -503,18 +564,22 @@ const char *spy_module_path(const struct spy_module *m);
 /* ---- env.c ---- */
 
 struct spy_config {
-	char *out;          /* SPYRT_OUT, with %p unexpanded */
-	int out_has_pid;    /* SPYRT_OUT contains %p */
-	uint32_t mode;      /* SPYRT_MODE */
-	uint32_t arcs;      /* SPYRT_ARCS */
-	char *start, *stop; /* SPYRT_START, SPYRT_STOP */
-	int start_thread;   /* SPYRT_START_THREAD: record only the thread that hit START first */
-	int off;            /* SPYRT_OFF */
-	int ready;          /* SPYRT_READY */
-	uint32_t watch;     /* SPYRT_WATCH: enum gmon_watch */
-	char *target;       /* SPYRT_WATCH=calls:FUNC: FUNC */
-	uint32_t hz;        /* SPYRT_HZ */
-	uint32_t divisor;   /* SPYRT_DIVISOR */
+	char *out;             /* SPYRT_OUT, with %p unexpanded */
+	int out_has_pid;       /* SPYRT_OUT contains %p */
+	uint32_t mode;         /* SPYRT_MODE */
+	uint32_t arcs;         /* SPYRT_ARCS */
+	char *start, *stop;    /* SPYRT_START, SPYRT_STOP */
+	int start_thread;      /* SPYRT_START_THREAD: record only the thread that hit START first */
+	int off;               /* SPYRT_OFF */
+	int ready;             /* SPYRT_READY */
+	uint32_t watch;        /* SPYRT_WATCH: enum gmon_watch */
+	char *target;          /* SPYRT_WATCH=calls:FUNC: FUNC */
+	uint32_t hz;           /* SPYRT_HZ */
+	uint32_t divisor;      /* SPYRT_DIVISOR */
+	char *trace;           /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
+	uint32_t fault_trace;  /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
+	uint32_t signal_trace; /* SPYRT_SIGNAL_TRACE: signals kept per thread (0: no trace) */
+	uint32_t ntrace;       /* its names */
 };
 
 extern struct spy_config spy_cfg;
@@ -565,6 +630,18 @@ extern int spy_first_error_said; /* it was said on stderr when it happened: not 
  * excluded. Returns 1 when something was excluded (per-thread counts are then left out). */
 int spy_counts_recorded(uint64_t *out, uint32_t n);
 
+/* ---- nodes.c: Mesa's nodes and legs ---- */
+
+/* SPYRT_LEGS, SPYRT_LEG_ADD, SPYRT_LEG_TRACK, SPYRT_LEG_THREAD, SPYRT_HIST (bad values: one line). */
+void spy_nodes_env(char **env);
+/* Empty every thread's node and leg tables (spy_flush), and after a fork in the child. */
+void spy_nodes_reset(void);
+void spy_nodes_forked(void);
+/* The NODES records into p (while the file is built). 0, or -1 when memory ran out. */
+int spy_nodes_collect(struct gmon_profile *p);
+/* 1 once a thread passed a node: a profile of nodes alone (no instrumented code) is still written. */
+int spy_nodes_passed(void);
+
 /* ---- write.c ---- */
 
 /* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
@@ -611,6 +688,9 @@ uint64_t spy_now_ns(int clock); /* CLOCK_* in ns */
 /* The time stamps' rate: stated by the hardware or the kernel, else measured against CLOCK_MONOTONIC
  * since start-up (never by waiting); how it was obtained goes into *hdr_flags' TSC source bits. */
 uint64_t spy_tsc_hz(uint32_t *hdr_flags);
+/* The rate the hardware or the kernel states (CPUID, the hypervisor, sysfs, CNTFRQ), 0 when none;
+ * looked up each call, without a system call of perf's. */
+uint64_t spy_tsc_stated_hz(void);
 /* The rate CPUID leaf 0x15 states (0: none): den and num from EAX and EBX, the crystal's Hz from ECX,
  * leaf 0x16's base MHz for a crystal not stated. */
 uint64_t spy_tsc_hz_cpuid15(uint32_t den, uint32_t num, uint32_t crystal_hz, uint32_t base_mhz);

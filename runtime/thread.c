@@ -144,6 +144,7 @@ static int setup_tables(struct spy_thread *t)
 	t->stack_max = SPY_STACK_MAX;
 	if (t->timed)
 		spy_offcpu_open(t);
+	spy_trace_thread_start(t);
 	__atomic_store_n(&t->tables, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -193,6 +194,7 @@ void spy_thread_reset(struct spy_thread *t)
 	spy_offcpu_reset(t);
 	t->off.blocked = t->off.preempted = t->off.switches = t->off.lost = 0;
 	spy_arcs_reset(&t->arcs);
+	spy_trace_reset(t);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct spy_frame *f = &t->stack[i];
 		uint32_t ai = spy_arcs_find(&t->arcs, f->call_site, f->self);
@@ -200,7 +202,7 @@ void spy_thread_reset(struct spy_thread *t)
 
 		a->caller = i ? t->stack[i - 1].self : GMON_CALLER_NONE;
 		f->arc = ai;
-		f->func = a->func;
+		f->func = SPY_ARC_FUNC(a->func);
 		f->children = 0;
 		/* not a frame of __spy_arc (key bit 0, or a pending tail call's mark): it ends without
 		 * an exit, and untimed */
@@ -259,12 +261,13 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 						(struct gmon_arcoff){ o->incl, o->self, o->self_pre };
 				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, e->caller, e->callee,
 									 e->count,      incl,      self };
-				if (e->func && e->func < nf) {
-					struct gmon_fstat *g = &d->fstats[e->func];
+				if (SPY_ARC_FUNC(e->func) && SPY_ARC_FUNC(e->func) < nf) {
+					struct gmon_fstat *g = &d->fstats[SPY_ARC_FUNC(e->func)];
 
 					g->calls += e->count;
 					g->incl += incl;
 					g->self += self;
+					g->outer_sum += e->incl; /* wall cycles, as the stopwatch's */
 				}
 			}
 		}
@@ -279,10 +282,21 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			if (!g->calls && !g->self && !g->incl)
 				continue;
 			g->addr = f->addr;
-			g->min = f->min == UINT64_MAX ? 0 : f->min;
+			g->min = f->min < f->min_inner ? f->min : f->min_inner;
+			g->min = g->min == UINT64_MAX ? 0 : g->min;
 			g->max = f->max;
-			for (int k = 0; k < SPY_HIST_BUCKETS; k++)
-				g->hist[k] = f->hist[k] + (&f->hist[k] == pending);
+			g->outer_min = f->min == UINT64_MAX ? 0 : f->min;
+			g->outer_sq[0] = (uint64_t)f->sq;
+			g->outer_sq[1] = (uint64_t)(f->sq >> 64);
+			/* the outermost calls' histogram: every call's less the inner ones' (the owner
+			 * may be running: never below 0) */
+			for (int k = 0; k < SPY_HIST_BUCKETS; k++) {
+				uint64_t all = f->hist[k] + (&f->hist[k] == pending), in = f->hist_inner[k];
+
+				g->hist[k] = all;
+				g->outer_hist[k] = all > in ? all - in : 0;
+				g->outer += g->outer_hist[k];
+			}
 			d->fstats[d->nfstats++] = *g;
 		}
 	}

@@ -214,6 +214,19 @@ static uint64_t known_rate(uint32_t *source, int short_run)
 	return hz;
 }
 
+uint64_t spy_tsc_stated_hz(void)
+{
+	uint64_t hz = 0;
+
+#if defined(__aarch64__)
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+#elif defined(__x86_64__) || defined(__i386__)
+	if (!(hz = from_cpuid()))
+		hz = from_hypervisor();
+#endif
+	return hz ? hz : from_sysfs();
+}
+
 /* A stated rate is checked against the run once the run is long enough to tell (a nominal crystal
  * that is wrong, a virtual machine moved to another host): 100 ms measure it to a few ppm. */
 #define SPY_TSC_CHECK_NS 100000000u

@@ -127,6 +127,8 @@ static void watch_names(struct spy_unit *u)
 			__atomic_store_n(&spy_stop_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
 		if (spy_cfg.target && !spy_watch_addr && !strcmp(u->funcs[i].name, spy_cfg.target))
 			__atomic_store_n(&spy_watch_addr, u->funcs[i].addr, __ATOMIC_RELEASE);
+		if (spy_trace_on)
+			spy_trace_names(u->funcs[i].name, u->funcs[i].addr);
 	}
 }
 

@@ -169,6 +169,14 @@ static void merge_thread(struct gmon_thread *t)
 			d->max = s->max > d->max ? s->max : d->max;
 			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
 				d->hist[k] += s->hist[k];
+			if (s->outer && (!d->outer || s->outer_min < d->outer_min))
+				d->outer_min = s->outer_min;
+			d->outer += s->outer;
+			d->outer_sum += s->outer_sum;
+			d->outer_sq[1] += s->outer_sq[1] + (d->outer_sq[0] + s->outer_sq[0] < d->outer_sq[0]);
+			d->outer_sq[0] += s->outer_sq[0];
+			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
+				d->outer_hist[k] += s->outer_hist[k];
 		} else {
 			t->fstats[o++] = *s;
 		}
@@ -232,6 +240,8 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 	g->dropped_frames += t->dropped_frames;
 	g->abandoned += t->abandoned;
 	g->unmatched += t->unmatched;
+	if (spy_written_mode() == SPY_MODE_TIME)
+		g->flags |= GMON_THREAD_STOPWATCH;
 	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
 		g->flags |= GMON_THREAD_OFFCPU;
 		g->off_blocked += t->off.blocked;
@@ -382,6 +392,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->flags |= GMON_HDR_OFFCPU_NONE;
 	if (final && spy_end_signal) /* signals.c: the run ends by a signal */
 		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
+	if (spy_no_hwcount)
+		h->flags |= GMON_HDR_NO_HWCOUNT;
 	h->flags |= tsc_flags;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);
@@ -468,7 +480,9 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		nthreads++;
 	p->threads = calloc(nthreads ? nthreads : 1, sizeof(*p->threads));
 	p->samples = calloc(nthreads ? nthreads : 1, sizeof(*p->samples));
-	if (!p->threads || !p->samples) {
+	/* a trace of calls, one of faults and one of signals per thread at most */
+	p->traces = calloc(3 * (nthreads ? nthreads : 1), sizeof(*p->traces));
+	if (!p->threads || !p->samples || !p->traces) {
 		rc = -1;
 		goto out;
 	}
@@ -490,6 +504,24 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 			rc = -1;
 		if (add_samples(p, t))
 			rc = -1;
+		if (p->traces && (t->trace.ev || t->trace.lost)) {
+			if (spy_trace_collect(t, GMON_TRACE_CALLS, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
+		if (p->traces && (t->ftrace.ev || t->ftrace.lost)) {
+			if (spy_trace_collect(t, GMON_TRACE_FAULTS, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
+		if (p->traces && (t->strace.ev || t->strace.lost)) {
+			if (spy_trace_collect(t, GMON_TRACE_SIGNALS, &p->traces[p->ntraces]))
+				rc = -1;
+			else
+				p->ntraces++;
+		}
 		if (d == &live)
 			spy_tdata_free(&live);
 	}
@@ -504,6 +536,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->unmatched += g->unmatched;
 	}
 	h->dropped_frames += spy_idle_thread.dropped_frames; /* threads that got no tables */
+	if (spy_nodes_collect(p))
+		rc = -1;
 	p->sampling = spy_samp_totals();
 
 	p->counters = calloc(11, sizeof(*p->counters));

@@ -7,8 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nodes.h"
+#include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
+#include "print-lines.h"
+#include "print-source.h"
 #include "read.h"
 #include "samples.h"
 #include "symspec.h"
@@ -18,10 +22,12 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-abcDhiLsTvxzZ] [-pPqQ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO] [-m N]\n"
-	      "                [-t N] [-w N] [-d[N]] [-O FORMAT] [--[no-]demangle] [--spy] [--threads]\n"
-	      "                [--cutoff=PCT] [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
-	      "       spinprof --dump [-o FILE] [gmon.out...]\n",
+	fputs("usage: spinprof [-abcDhilLsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
+	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [--[no-]demangle] [--spy]\n"
+	      "                [--threads] [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace]\n"
+	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
+	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
+	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
 	      f);
 }
 
@@ -35,10 +41,13 @@ enum {
 	LONG_DUMP,
 	LONG_FORMAT,
 	LONG_INLINE_FILE_NAMES,
+	LONG_DIFF,
+	LONG_STOPWATCH,
+	LONG_TRACE,
 };
 
 struct sp_opt {
-	int key;          /* the short option, or OPT_* */
+	int key;          /* the short option, or LONG_* */
 	const char *name; /* the long one, or NULL */
 	int arg;          /* no_argument, required_argument, optional_argument */
 	const char *help; /* NULL: not listed apart (the long form of the line above) */
@@ -73,12 +82,24 @@ static const struct sp_opt sp_opts[] = {
 	  "-z               also functions never called, with no time" },
 	{ 'L', "print-path", no_argument, "-L               static functions' files with their whole path" },
 	{ 'w', "width", required_argument, "-w N             the index's width (default 80)" },
+	{ 'l', "line", no_argument,
+	  "-l               line by line: each source line a symbol (GNU; spy: the samples' lines)" },
+	{ 'A', "annotated-source", optional_argument,
+	  "-A[SYMSPEC]      annotated source (of SYMSPEC's functions' files)" },
+	{ 'J', "no-annotated-source", optional_argument,
+	  "-J[SYMSPEC]      no annotated source (SYMSPEC: annotated source without it)" },
+	{ 'C', "exec-counts", optional_argument,
+	  "-C[SYMSPEC]      execution counts (of SYMSPEC's functions)" },
+	{ 'Z', "no-exec-counts", optional_argument,
+	  "-Z[SYMSPEC]      no execution counts (SYMSPEC: execution counts without it)" },
+	{ 'x', "all-lines", no_argument, "-x               annotated source: every line counted" },
+	{ 'I', "directory-path", required_argument,
+	  "-I DIRS          where -A looks for sources, ':' between (--directory-path=DIRS)" },
+	{ 'y', "separate-files", no_argument, "-y               -A into FILE-ann files" },
 	{ 'm', "min-count", required_argument,
-	  "-m N             annotations: lines run fewer than N times left out" },
+	  "-m N             the annotated source shows a count below N as #####" },
 	{ 't', "table-length", required_argument,
-	  "-t N             annotations: the top N lines (default 10)" },
-	{ 'x', "all-lines", no_argument, "-x               annotations: every line" },
-	{ 'Z', "no-exec-counts", optional_argument, "-Z[SYMSPEC]      no execution counts" },
+	  "-t N             the annotated source's top N lines (default 10)" },
 	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
 	{ 'O', "file-format", required_argument,
 	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
@@ -99,14 +120,25 @@ static const struct sp_opt sp_opts[] = {
 	{ LONG_NO_DEMANGLE, "no-demangle", no_argument, NULL },
 	{ LONG_SPY, "spy", no_argument,
 	  "--spy            only the Spy report (printed after the call graph when there are samples)" },
-	{ LONG_THREADS, "threads", no_argument, "--threads        only the Spy report's header and threads" },
+	{ LONG_THREADS, "threads", no_argument,
+	  "--threads        only the Spy report's header and threads; with --format=folded, svg,\n"
+	  "                   icicle or html: each thread as the root frame of its stacks" },
 	{ LONG_CUTOFF, "cutoff", required_argument,
-	  "--cutoff=PCT     the Spy report hides what weighs less than PCT % (default 1)" },
+	  "--cutoff=PCT     the Spy report hides what weighs less than PCT % (default 1);\n"
+	  "                   --format=dot too (default 0.5 % functions, 0.1 % arcs)" },
+	{ LONG_STOPWATCH, "stopwatch", optional_argument,
+	  "--stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
+	  "                   log2 histogram of each function's outermost calls (mode time)" },
+	{ LONG_TRACE, "trace", no_argument,
+	  "--trace          only the traces (SPYRT_TRACE's calls), in time order across threads" },
 	{ LONG_FORMAT, "format", required_argument,
 	  "--format=NAME    write the profile in format NAME instead of the text report:" },
 	{ LONG_DUMP, "dump", no_argument,
 	  "--dump           no report: every record of each spy profile as text, one fact a line\n"
 	  "                   (docs/FORMAT.md, \"Text dump\"); only -o goes with it" },
+	{ LONG_DIFF, "diff", no_argument,
+	  "--diff OLD NEW   compare two runs function by function (matched by name): OLD and NEW\n"
+	  "                   are each a spy profile, or a gcc -pg program followed by its gmon.out" },
 	{ 'h', "help", no_argument, "-h, --help       this help" },
 	{ 'v', "version", no_argument, "-v, --version    the version" },
 	{ 0, NULL, 0, NULL },
@@ -181,11 +213,72 @@ static int finish_output(FILE *f, const char *out, int rc)
 	return 0;
 }
 
+/* Read one run of --diff from ops[*i]: a spy profile, or a program and its gmon.out. */
+static int diff_read(struct df_run *run, char **ops, int nops, int *i, const struct read_opts *o)
+{
+	prof_init(run->p);
+	run->prog = NULL;
+	if (symtab_is_elf(ops[*i])) {
+		if (*i + 1 >= nops) {
+			fprintf(stderr, "spinprof: %s: --diff: a program needs its gmon.out after it\n",
+				ops[*i]);
+			return -1;
+		}
+		run->prog = ops[*i];
+		run->path = ops[*i + 1];
+		*i += 2;
+		return read_gnu(run->p, run->prog, ops + *i - 1, 1, o);
+	}
+	run->path = ops[*i];
+	*i += 1;
+	return read_spy(run->p, ops + *i - 1, 1, o);
+}
+
+/* spinprof --diff OLD NEW: each a spy profile or PROG gmon.out. */
+static int diff_main(char **ops, int nops, const char *out, struct read_opts *o, const struct print_opts *po)
+{
+	struct prof p[2];
+	struct df_run run[2] = { { &p[0], NULL, NULL }, { &p[1], NULL, NULL } };
+	int i = 0, rc = 0, nread = 0;
+
+	o->sum_path = NULL;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		if (i >= nops) {
+			fputs("spinprof: --diff needs two runs: OLD NEW, each a spy profile or a program "
+			      "and its gmon.out\n",
+			      stderr);
+			rc = -1;
+			break;
+		}
+		rc = diff_read(&run[k], ops, nops, &i, o);
+		nread = k + 1;
+		if (rc == 0)
+			graph_analyse(&p[k]);
+	}
+	if (rc == 0 && i < nops) {
+		fprintf(stderr, "spinprof: %s: --diff compares two runs; this is a third\n", ops[i]);
+		rc = -1;
+	}
+	FILE *f = stdout;
+	if (rc == 0 && out && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+		f = stdout;
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = diff_write(f, &run[0], &run[1], po->flags);
+	for (int k = 0; k < nread; k++)
+		prof_release(&p[k]);
+	return finish_output(f, out, rc);
+}
+
 /* gprof's output styles: -p/-q (and their SYMSPEC forms) choose, -P/-Q without one take away */
 enum style {
 	STYLE_FLAT = 1u << 0,
 	STYLE_GRAPH = 1u << 1,
 	STYLE_INFO = 1u << 2,
+	STYLE_ANNO = 1u << 3,
+	STYLE_EXEC = 1u << 4,
 };
 
 int main(int argc, char **argv)
@@ -205,25 +298,35 @@ int main(int argc, char **argv)
 	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
 	*sq = '\0';
 	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
-	int sum = 0, dump = 0, c;
+	int sum = 0, dump = 0, diff = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
+	char not_diff[32] = "";   /* the last option --diff does not take */
 	struct print_opts po = { 0, 80 };
 	const char *out = NULL;
-	struct read_opts o = { 1, NULL, 0, 0, 0, 0, 0, NULL };
+	struct read_opts o = { .demangle = 1 };
 	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	struct symspecs specs = { 0 };
+	struct source_opts srco = { NULL, 0, 0, 0, 0, 10, 1 };
+	static const char *src_dirs[256]; /* -I's directories, in argv's strings */
+	size_t nsrc_dirs = 0;
 	const struct out_format *format = NULL; /* NULL: the text report */
-	int cutoff_given = 0;
+	int cutoff_given = 0, stopwatch = 0, trace = 0;
+	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
 	char *end;
 	opterr = 0;
 	int li;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
-		if (c != 'o' && c != 'h' && c != 'v' && c != LONG_DUMP && c != LONG_FORMAT && c != '?') {
+		if (c != 'o' && c != 'h' && c != 'v' && c != LONG_DUMP && c != LONG_FORMAT &&
+		    c != LONG_DIFF && c != '?') {
 			if (c < 256)
 				snprintf(report_opt, sizeof(report_opt), "-%c", c);
 			else
 				snprintf(report_opt, sizeof(report_opt), "--%s", longopts[li].name);
+			if (c != 'z' && c != LONG_DEMANGLE && c != LONG_NO_DEMANGLE)
+				snprintf(not_diff, sizeof(not_diff), "%s", report_opt);
 		}
+		if (c == LONG_FORMAT || c == LONG_DUMP)
+			snprintf(not_diff, sizeof(not_diff), "--%s", longopts[li].name);
 		switch (c) {
 		case 'p':
 			if (optarg)
@@ -293,23 +396,63 @@ int main(int argc, char **argv)
 		case 'L':
 			po.flags |= PRINT_FULL_PATH;
 			break;
+		case 'l':
+			o.lines = 1;
+			break;
+		case 'A':
+		case 'C':
+			if (optarg)
+				symspecs_add(&specs, optarg,
+					     c == 'A' ? SYMSPEC_INCL_ANNO : SYMSPEC_INCL_EXEC);
+			style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			user_style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			break;
+		case 'J':
+		case 'Z': {
+			unsigned st = c == 'J' ? STYLE_ANNO : STYLE_EXEC;
+			if (optarg) {
+				symspecs_add(&specs, optarg,
+					     c == 'J' ? SYMSPEC_EXCL_ANNO : SYMSPEC_EXCL_EXEC);
+				style |= st;
+				user_style |= st;
+			} else {
+				style &= ~st;
+				user_style &= ~st;
+			}
+			break;
+		}
+		case 'x':
+			srco.all_lines = 1;
+			break;
+		case 'y':
+			srco.separate = 1;
+			break;
+		case 'I':
+			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":")) {
+				if (nsrc_dirs == sizeof(src_dirs) / sizeof(src_dirs[0])) {
+					fputs("spinprof: -I: more than 256 directories\n", stderr);
+					return 2;
+				}
+				src_dirs[nsrc_dirs++] = d;
+			}
+			break;
 		case 'w':
 		case 'm':
 		case 't': {
-			/* -m and -t shape the annotated listings (-A, -x), which this report has not */
 			char name[4] = { '-', (char)c, 0, 0 };
 			long v = num_arg(name, optarg, c == 't' ? 1 : 0);
 			if (v < 0)
 				return 2;
 			if (c == 'w')
 				po.width = (int)v;
+			else if (c == 't')
+				srco.table_len = (int)v;
+			else
+				srco.min_count = v;
 			break;
 		}
-		case 'x':
-		case 'Z':
 		case 'd':
-			/* -x and -Z (annotations' lines and execution counts) change nothing here, -d
-			 * prints no debugging */
+			/* -d prints no debugging */
 			break;
 		case 'O':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
@@ -380,8 +523,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case LONG_STOPWATCH:
+			stopwatch = 1;
+			watch_funcs = optarg && optarg[0] ? optarg : NULL;
+			break;
+		case LONG_TRACE:
+			trace = 1;
+			break;
 		case LONG_DUMP:
 			dump = 1;
+			break;
+		case LONG_DIFF:
+			diff = 1;
 			break;
 		case 'v':
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
@@ -405,12 +558,26 @@ int main(int argc, char **argv)
 	}
 	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
 	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
+	int annotate = (style & STYLE_ANNO) != 0, exec_count = (style & STYLE_EXEC) != 0;
 	o.need_source = symspecs_need_source(&specs);
+	o.sources = annotate || exec_count;
+	srco.dirs = src_dirs;
+	srco.ndirs = nsrc_dirs;
+	srco.zeros = (po.flags & PRINT_ZEROS) != 0;
 	if (sum)
 		o.sum_path = "gmon.sum";
 	char **ops = argv + optind;
 	int nops = argc - optind;
 	static char *dflt[] = { "gmon.out" };
+	if (diff) {
+		symspecs_release(&specs);
+		if (not_diff[0]) {
+			fprintf(stderr, "spinprof: --diff compares two runs: %s does not go with it\n",
+				not_diff);
+			return 2;
+		}
+		return diff_main(ops, nops, out, &o, &po);
+	}
 	if (dump) {
 		if (format) {
 			fprintf(stderr,
@@ -488,9 +655,17 @@ int main(int argc, char **argv)
 	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
 	so.what = profs[0];
-	if (format) {
-		struct out_opts oo = { so.what, o.demangle, so.cutoff, cutoff_given, po.flags };
+	if (trace && !format) {
+		rc = print_trace(f, &p, so.what);
+	} else if (stopwatch && !format) {
+		rc = print_stopwatch(f, &p, watch_funcs, so.what);
+	} else if (format) {
+		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
+				       cutoff_given, po.flags,   (so.sections & SPY_THREADS) != 0 };
 		rc = format->write(f, &p, &oo);
+	} else if (o.lines && p.kind == PROF_SPY) {
+		/* -l: the samples' lines (the call graph stays the functions') */
+		rc = print_spy_lines(f, &p, o.demangle, so.what);
 	} else if (so.sections) {
 		/* the Spy report alone */
 		if (p.kind != PROF_SPY) {
@@ -501,7 +676,7 @@ int main(int argc, char **argv)
 			rc = print_spy(f, &p, &so);
 		}
 	} else {
-		if (p.kind == PROF_SPY && !only_flat && !only_graph)
+		if (p.kind == PROF_SPY && !only_flat && !only_graph && (show_flat || show_graph))
 			print_header(f, &p);
 		int bsd = (po.flags & PRINT_BSD) != 0; /* gprof's BSD order: call graph, flat profile */
 		if (show_graph && bsd)
@@ -513,10 +688,18 @@ int main(int argc, char **argv)
 				print_graph(f, &p, &po, &first);
 			print_index(f, &p, &po);
 		}
-		if (!only_flat && !only_graph && sp_has_samples(&p)) {
+		if (exec_count)
+			print_exec_counts(f, &p, (po.flags & PRINT_ZEROS) != 0, &first);
+		if (annotate)
+			print_source(f, &p, &srco, &first);
+		if (!only_flat && !only_graph && !annotate && !exec_count)
+			print_stopwatch_top(f, &p, 10);
+		if (!only_flat && !only_graph && !annotate && !exec_count && sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}
+		if (!only_flat && !only_graph && !annotate && !exec_count)
+			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);
 	return finish_output(f, out, rc);

@@ -688,7 +688,8 @@ static void graph_range(struct obuf *o, const struct prof *p, const struct glab 
 		const struct prof_func *s = &p->items[p->time_order[i]];
 		if ((!(flags & PRINT_ZEROS) && s->ncalls == 0 && s->self_calls == 0 && s->prop_self == 0 &&
 		     s->prop_child == 0) ||
-		    !s->print_flag)
+		    !s->print_flag ||
+		    (p->lines && (!s->is_func || !s->name))) /* gprof -l: functions only, no cycle */
 			continue;
 		graph_prefetch(p, g, i);
 		graph_entry(o, p, g, s, print_time, &buf, &bufsz);

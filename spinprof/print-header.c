@@ -202,6 +202,9 @@ void print_header(FILE *f, const struct prof *p)
 			gmon_watch_name(p->spy.sampling->watch), p->total_time, p->outside_ticks,
 			p->profiler_ticks, all > 0 ? 100.0 * p->profiler_ticks / all : 0.0);
 	}
+	if (h->flags & GMON_HDR_NO_HWCOUNT)
+		fputs("hardware counters: none on this machine for SPYRT_WATCH; sampled by cpu time instead\n",
+		      f);
 	if (h->error && h->error[0])
 		fprintf(f, "runtime error: %s\n", h->error);
 	if (h->flags & GMON_HDR_SIGNAL)

@@ -233,9 +233,11 @@ static void site_text(struct sp_model *m, const struct sp_edge *e, char *buf, si
 		snprintf(buf, n, "(%s:%u)", base_name(file), line);
 	else if (e->site && to->file) /* the binary is gone: where the callee is defined */
 		snprintf(buf, n, "(%s:%u)", base_name(to->file), to->line);
-	else if (e->site)
-		snprintf(buf, n, "(0x%llx)", (unsigned long long)e->site);
-	else
+	else if (e->site) {
+		char at[300];
+		sp_addr_text(m, e->site, at, sizeof(at));
+		snprintf(buf, n, "(%s)", at);
+	} else
 		snprintf(buf, n, "(?)");
 }
 
@@ -250,12 +252,9 @@ static void leaders(FILE *f, const char *cur, uint32_t n)
 		fprintf(f, "{%u} ", n);
 }
 
-static void tree(struct out *u)
+size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **rows)
 {
-	FILE *f = u->f;
-	struct sp_model *m = u->m;
 	uint32_t n = (uint32_t)m->nprocs + 1;
-	section(f, "Breakdown of procedures.");
 	uint32_t *ed = xmalloc((m->nedges + 1) * 2 * sizeof(uint32_t));
 	size_t ne = 0;
 	for (size_t i = 0; i < m->nedges; i++) {
@@ -271,20 +270,37 @@ static void tree(struct out *u)
 	w[0] = m->grand;
 	for (uint32_t v = 1; v < n; v++) {
 		w[v] = m->procs[v - 1].total;
-		show[v] = shown(u, w[v]);
+		/* shown(): at least cutoff percent of the program's weight */
+		show[v] =
+			cutoff <= 0 || (w[v] > 0 && (m->grand > 0 ? 100.0 * w[v] / m->grand : 0.0) >= cutoff);
 	}
 	for (uint32_t v = 0; v < n; v++)
 		order[v] = v;
 	listing_w = w;
 	qsort(order, n, sizeof(uint32_t), listing_cmp);
-	sort_m = m;
 	struct dom_graph g;
 	dom_graph_build(&g, n, ed, ne, order);
 	free(ed);
 	uint32_t *idom = dom_idom(&g);
-	struct dom_row *rows;
 	uint64_t budget = SPY_SET_BUDGET;
-	size_t nrows = dom_layout(&g, idom, w, show, &budget, &rows);
+	size_t nrows = dom_layout(&g, idom, w, show, &budget, rows);
+	free(idom);
+	dom_graph_release(&g);
+	free(order);
+	free(w);
+	free(show);
+	return nrows;
+}
+
+static void tree(struct out *u)
+{
+	FILE *f = u->f;
+	struct sp_model *m = u->m;
+	uint32_t n = (uint32_t)m->nprocs + 1;
+	section(f, "Breakdown of procedures.");
+	struct dom_row *rows;
+	size_t nrows = spy_tree_rows(m, u->o->cutoff, &rows);
+	sort_m = m;
 	/* each procedure's calls, in call-site order */
 	uint32_t *eo = xmalloc((m->nedges + 1) * sizeof(uint32_t)),
 		 *e0 = xcalloc((size_t)n + 1, sizeof(uint32_t));
@@ -331,16 +347,12 @@ static void tree(struct out *u)
 	free(eo);
 	free(e0);
 	free(rows);
-	free(idom);
-	dom_graph_release(&g);
-	free(order);
-	free(w);
-	free(show);
 }
 
 struct line_w {
 	char *file;
 	unsigned line;
+	char *inl;   /* "NAME, inlined at FILE:LINE" when the code is an inlined function's, or NULL */
 	uint64_t pc; /* when the line is unknown */
 	double w;
 };
@@ -356,7 +368,9 @@ static int line_cmp(const void *a, const void *b)
 			return c;
 		if (x->line != y->line)
 			return x->line < y->line ? -1 : 1;
-		return 0;
+		if (!x->inl != !y->inl)
+			return x->inl ? 1 : -1;
+		return x->inl ? strcmp(x->inl, y->inl) : 0;
 	}
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
@@ -414,10 +428,20 @@ static void lines(struct out *u)
 			const char *file;
 			unsigned line;
 			GROW(lw, nl, al);
+			const char *iname, *ifile;
+			unsigned iline;
+			char *inl = NULL;
+			if (sp_inline(m, m->pcs[i].pc, &iname, &ifile, &iline) == 0) {
+				size_t n = strlen(iname) + strlen(base_name(ifile)) + 40;
+				inl = xmalloc(n);
+				snprintf(inl, n, "%s, inlined at %s:%u", iname, base_name(ifile), iline);
+			}
 			if (sp_src(m, m->pcs[i].pc, &file, &line) == 0)
-				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, 0, w };
-			else
-				lw[nl++] = (struct line_w){ NULL, 0, m->pcs[i].pc, w };
+				lw[nl++] = (struct line_w){ xstrdup(base_name(file)), line, inl, 0, w };
+			else {
+				free(inl);
+				lw[nl++] = (struct line_w){ NULL, 0, NULL, m->pcs[i].pc, w };
+			}
 			i = j;
 		}
 		if (nl)
@@ -427,18 +451,25 @@ static void lines(struct out *u)
 			double w = 0;
 			for (; j < nl && line_cmp(&lw[i], &lw[j]) == 0; j++)
 				w += lw[j].w;
-			if (lw[i].file)
+			if (lw[i].file && lw[i].inl)
+				fprintf(f, "    (%s:%u in %s) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line,
+					lw[i].inl, w, pct(u, w));
+			else if (lw[i].file)
 				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line, w,
 					pct(u, w));
-			else
-				fprintf(f, "    (0x%llx) = %.0f (%.1f%%).\n", (unsigned long long)lw[i].pc, w,
-					pct(u, w));
+			else {
+				char at[300];
+				sp_addr_text(m, lw[i].pc, at, sizeof(at));
+				fprintf(f, "    (%s) = %.0f (%.1f%%).\n", at, w, pct(u, w));
+			}
 			i = j;
 		}
 		if (pr->wait > 0)
 			fprintf(f, "    (waiting) = %.0f (%.1f%%).\n", pr->wait, pct(u, pr->wait));
-		for (size_t i = 0; i < nl; i++)
+		for (size_t i = 0; i < nl; i++) {
 			free(lw[i].file);
+			free(lw[i].inl);
+		}
 		free(lw);
 	}
 	free(hv);

@@ -80,10 +80,13 @@ void prof_release(struct prof *p)
 		free(p->items[i].name);
 		free(p->items[i].key);
 		free(p->items[i].file);
+		free(p->items[i].src);
 	}
 	free(p->items);
 	free(p->arcs);
 	free(p->func_off);
+	free(p->watch);
+	free(p->tev);
 	free(p->arc_off);
 	free(p->arc_hash);
 	free(p->child_arcs);

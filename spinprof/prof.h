@@ -19,9 +19,12 @@ struct prof_func {
 		     * sort key, as gprof sorts on mangled names */
 	char *file; /* source file or NULL */
 	uint32_t line;
+	char *src;          /* -A, -C (GNU): the source file as the debug information names it, or NULL */
+	uint32_t src_line;  /* its line of the function's first instruction */
+	uint32_t src_order; /* the symbol's place in the ELF symbol table (gprof lists files by it) */
 	uint64_t addr, end; /* [addr, end) */
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
-	unsigned spec : 8;   /* the symspec tables (symspec.h) that name it, 1 << table each */
+	unsigned spec : 16;  /* the symspec tables (symspec.h) that name it, 1 << table each */
 	double prop_fract;   /* gprof's cg.prop.fract: the share of its time its callers see */
 	uint64_t count;      /* add-one counter (spy) */
 	uint64_t arcs_in;    /* sum of incoming arc counts, self and spontaneous included (spy) */
@@ -67,6 +70,25 @@ struct prof_off {
 	double incl, self, pre;
 };
 
+/* A function's stopwatch (spy time mode, format revision 3), over every thread and profile summed:
+ * its outermost calls (those not inside another of its own: SystemTap's stopwatch and Multics'
+ * metering time whole calls), their wall cycles summed and squared, the shortest, the longest and
+ * the log2 histogram (bucket b: [2^b, 2^(b+1)) cycles, bucket 0 also 0). */
+struct prof_watch {
+	uint64_t n, sum, min, max;
+	long double sq;
+	uint64_t hist[GMON_HIST_BUCKETS];
+};
+
+/* One traced event (TRACE records, any kind), in p->tev by time across threads: func the function
+ * (index; PROF_NONE unknown), the rest as the file's (gmon_tevent); seq its order in the file. */
+struct prof_tevent {
+	uint64_t time, addr, value;
+	uint32_t tid, kind, what, func;
+	uint32_t at; /* the function holding the call site (calls, signals) or the PC (faults) */
+	size_t seq;
+};
+
 enum prof_kind {
 	PROF_GNU = 0, /* glibc gmon.out with an executable */
 	PROF_SPY = 1,
@@ -94,6 +116,11 @@ struct prof {
 	long granularity;   /* bytes per histogram bin (GNU) */
 	unsigned spec_used; /* the symspec tables some function is in, 1 << table each */
 	double print_time;  /* after graph_analyse: the call graph's 100 % (gprof's print_time) */
+	/* by function index (of [0, nsyms)); NULL when no thread of the profiles has stopwatches */
+	struct prof_watch *watch;
+	struct prof_tevent *tev; /* every trace's events by time; NULL when none */
+	size_t ntev;
+	int lines; /* -l: the functions are source lines too (GNU), as gprof's line granularity */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;
@@ -176,5 +203,17 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+
+/* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
+ * function with outermost calls, by total time), each a line of statistics and a SystemTap
+ * @hist_log histogram; 0, or -1 after one line on stderr (what names the profile). */
+int print_stopwatch(FILE *f, const struct prof *p, const char *funcs, const char *what);
+/* The default report's short table: the n functions of most total time, count, min, avg, max and
+ * standard deviation of their outermost calls. Nothing without stopwatches. */
+void print_stopwatch_top(FILE *f, const struct prof *p, int n);
+
+/* print-trace.c: the traces (SPYRT_TRACE's calls; faults; signals) in time order across threads,
+ * after each trace's count of events and of those it dropped; 0, or -1 after one line on stderr. */
+int print_trace(FILE *f, const struct prof *p, const char *what);
 
 #endif

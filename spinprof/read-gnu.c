@@ -367,6 +367,32 @@ static void file_info(const char *path, const struct gnu_data *g)
 	printf(g->nbb == 1 ? "\t%u basic-block count record\n" : "\t%u basic-block count records\n", g->nbb);
 }
 
+/* -l: a symbol's name as gprof prints it at line granularity, "NAME (FILE:LINE @ ADDR)" with FILE's
+ * base name, or NAME alone where there is no line. */
+static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s, int demangle)
+{
+	const char *file;
+	unsigned line;
+	char *dm = demangle ? symtab_demangle(s->name) : NULL;
+	if (symtab_src(t, s->addr, &file, &line) < 0) {
+		prof_set_name(&p->items[k], s->name, dm);
+		return;
+	}
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	size_t n = strlen(s->name) + strlen(base) + (dm ? strlen(dm) : 0) + 64;
+	char *raw = xmalloc(n), *shown = dm ? xmalloc(n) : NULL;
+	snprintf(raw, n, "%s (%s:%u @ %llx)", s->name, base, line, (unsigned long long)s->addr);
+	if (dm)
+		snprintf(shown, n, "%s (%s:%u @ %llx)", dm, base, line, (unsigned long long)s->addr);
+	free(dm);
+	prof_set_name(&p->items[k], raw, shown);
+	free(raw);
+	/* sorted as gprof sorts them: on the symbol's name, then by address */
+	free(p->items[k].key);
+	p->items[k].key = xstrdup(s->name);
+}
+
 int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o)
 {
 	char err[256];
@@ -376,6 +402,11 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spinprof: %s: %s\n", prog, err);
+		symtab_release(&t);
+		return -1;
+	}
+	if (o->lines && symtab_add_lines(&t) < 0) {
+		fprintf(stderr, "spinprof: %s: no line information for -l\n", prog);
 		symtab_release(&t);
 		return -1;
 	}
@@ -411,18 +442,31 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	prof_reading(NULL);
 	if (rc == 0) {
 		p->kind = PROF_GNU;
+		p->lines = o->lines;
 		p->hz = g.rate ? g.rate : 100;
 		/* gprof's (long)scale * 2, kept in range: a histogram's range may be absurd */
 		p->granularity = g.scale < 1e18 ? (long)g.scale * GNU_UNIT : LONG_MAX;
 		for (size_t i = 0; i < t.nr; i++) {
 			const struct symtab_sym *s = &t.items[i];
 			uint32_t k = prof_add_func(p, NULL, s->addr, s->end);
-			prof_set_name(&p->items[k], s->name, o->demangle ? symtab_demangle(s->name) : NULL);
+			if (o->lines)
+				line_name(p, k, &t, s, o->demangle);
+			else
+				prof_set_name(&p->items[k], s->name,
+					      o->demangle ? symtab_demangle(s->name) : NULL);
 			p->items[k].is_static = s->is_static;
 			p->items[k].is_func = s->is_func;
 			const char *file;
 			unsigned line;
-			if ((s->is_static || o->need_source) && symtab_src(&t, s->addr, &file, &line) == 0) {
+			if (o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
+				p->items[k].src = xstrdup(file);
+				p->items[k].src_line = line;
+			}
+			p->items[k].src_order = s->order;
+			/* a static function's file, for the index (-l's names have it already), and every
+			 * function's when a symspec names files or lines */
+			if (((s->is_static && !o->lines) || o->need_source) &&
+			    symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;
 			}

@@ -308,7 +308,25 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 			RELOC(ss->frames[j].call_site);
 		}
 	}
+	for (uint32_t i = 0; i < q->ntraces; i++)
+		for (uint64_t j = 0; j < q->traces[i].n; j++) {
+			struct gmon_tevent *e = &q->traces[i].ev[j];
+			RELOC(e->func);
+			if (q->traces[i].kind == GMON_TRACE_CALLS || q->traces[i].kind == GMON_TRACE_SIGNALS)
+				RELOC(e->addr); /* a call site, an interrupted PC */
+			else
+				RELOC(e->value); /* a fault's PC */
+		}
 #undef RELOC
+	/* the traces are appended, each its own record */
+	if (q->ntraces) {
+		p->traces = xrealloc(p->traces, (p->ntraces + q->ntraces) * sizeof(*p->traces));
+		memcpy(p->traces + p->ntraces, q->traces, q->ntraces * sizeof(*q->traces));
+		p->ntraces += q->ntraces;
+		free(q->traces);
+		q->traces = NULL;
+		q->ntraces = 0;
+	}
 	merge_funcs(p, q);
 	merge_samples(p, q);
 	p->threads = xrealloc(p->threads, (p->nthreads + q->nthreads + 1) * sizeof(*p->threads));
@@ -316,6 +334,15 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 		memcpy(p->threads + p->nthreads, q->threads, q->nthreads * sizeof(*q->threads));
 	p->nthreads += q->nthreads;
 	q->nthreads = 0;
+	/* nodes and legs: kept per thread and file, summed by name when printed */
+	if (q->nnodesets) {
+		p->nodesets = xrealloc(p->nodesets, (p->nnodesets + q->nnodesets) * sizeof(*p->nodesets));
+		memcpy(p->nodesets + p->nnodesets, q->nodesets, q->nnodesets * sizeof(*q->nodesets));
+		p->nnodesets += q->nnodesets;
+		free(q->nodesets);
+		q->nodesets = NULL;
+		q->nnodesets = 0;
+	}
 	struct gmon_header *h = &p->hdr, *g = &q->hdr;
 	h->dropped_arcs += g->dropped_arcs;
 	h->dropped_funcs += g->dropped_funcs;
@@ -504,6 +531,82 @@ static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_ha
 	return k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
 }
 
+/* by time, then thread, then the order within the thread's trace */
+static int tev_cmp(const void *a, const void *b)
+{
+	const struct prof_tevent *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Every TRACE record's events in one array in time order across threads (p->tev), their functions
+ * as indices. */
+static void trace_events(struct prof *p, struct spy_bins *b, const struct addr_hash *h)
+{
+	const struct gmon_profile *g = &p->spy;
+	size_t n = 0;
+	for (uint32_t i = 0; i < g->ntraces; i++)
+		n += g->traces[i].n;
+	if (!n)
+		return;
+	p->tev = xmalloc(n * sizeof(*p->tev));
+	for (uint32_t i = 0; i < g->ntraces; i++) {
+		const struct gmon_trace *t = &g->traces[i];
+		for (uint64_t j = 0; j < t->n; j++) {
+			const struct gmon_tevent *e = &t->ev[j];
+			struct prof_tevent *v = &p->tev[p->ntev++];
+			v->time = e->time;
+			v->tid = t->tid;
+			v->kind = t->kind;
+			v->what = e->what;
+			v->seq = p->ntev;
+			v->func = e->func > GMON_CALLER_MANY ? find_exact(h, e->func) : PROF_NONE;
+			if (v->func == PROF_NONE && e->func > GMON_CALLER_MANY)
+				v->func = prof_lookup(p, e->func);
+			v->addr = e->addr;
+			v->value = e->value;
+			/* the function holding the call site or the interrupted PC; a fault's PC */
+			uint64_t pc = t->kind == GMON_TRACE_FAULTS ? e->value : e->addr;
+			v->at = pc ? pc_func(p, b, h, pc) : PROF_NONE;
+		}
+	}
+	qsort(p->tev, p->ntev, sizeof(*p->tev), tev_cmp);
+}
+
+/* The function times' stopwatches (revision 3, threads with GMON_THREAD_STOPWATCH) summed by
+ * function over threads and profiles: p->watch, left NULL when no thread has them. */
+static void stopwatches(struct prof *p, const struct addr_hash *h)
+{
+	const struct gmon_profile *g = &p->spy;
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		if (!(t->flags & GMON_THREAD_STOPWATCH))
+			continue;
+		if (!p->watch)
+			p->watch = xcalloc(p->nr + 1, sizeof(*p->watch));
+		for (uint64_t j = 0; j < t->nfstats; j++) {
+			const struct gmon_fstat *s = &t->fstats[j];
+			uint32_t k = find_exact(h, s->addr);
+			if (k == PROF_NONE || !s->outer)
+				continue;
+			struct prof_watch *w = &p->watch[k];
+			if (!w->n || s->outer_min < w->min)
+				w->min = s->outer_min;
+			if (s->max > w->max)
+				w->max = s->max;
+			w->n += s->outer;
+			w->sum += s->outer_sum;
+			w->sq += (long double)s->outer_sq[1] * 18446744073709551616.0L +
+				 (long double)s->outer_sq[0];
+			for (int b = 0; b < GMON_HIST_BUCKETS; b++)
+				w->hist[b] += s->outer_hist[b];
+		}
+	}
+}
+
 /* Without measured times, cpu or wall samples give them, as gprof's PC histogram does: each
  * stack's weight in ticks is self time of its innermost instrumented frame (of the function
  * holding its PC when it has no frames: mode count keeps no stacks), and the stacks are kept as
@@ -585,6 +688,12 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[dst++] = p->items[i];
 	}
 	p->nr = p->nsyms = dst;
+	for (size_t i = 0; o->sources && i < p->nr; i++)
+		if (p->items[i].file) { /* -A, -C: the plugin's file and line of each definition */
+			p->items[i].src = xstrdup(p->items[i].file);
+			p->items[i].src_line = p->items[i].line;
+			p->items[i].src_order = (uint32_t)i;
+		}
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	struct addr_hash h = { 0 };
@@ -700,6 +809,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	}
 	if (!p->measured)
 		sampled_stacks(p, &b, &h);
+	stopwatches(p, &h);
+	trace_events(p, &b, &h);
 	free(h.keys);
 	free(h.vals);
 	for (uint32_t i = 0; i < g->nmodules; i++)

@@ -14,6 +14,8 @@ struct read_opts {
 	int file_info;        /* -i: GNU mode prints what each gmon.out holds */
 	int need_source;      /* a symspec names files or lines: every function's source */
 	const char *prog;     /* spy profile with PROG first: PROG's symbols, same build-id */
+	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
+	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
 };
 
 /* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */

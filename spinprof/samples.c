@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modsym.h"
 #include "samples.h"
 
 #define SP_NONE UINT32_MAX
@@ -91,11 +92,53 @@ static struct symtab *binary(struct sp_model *m, int i)
 	return b->state == 1 ? &b->t : NULL;
 }
 
+/* libdwfl's view of module i's binary, under the same conditions. */
+static struct modsym *names(struct sp_model *m, int i)
+{
+	const struct gmon_module *md = &m->p->spy.modules[i];
+	struct sp_bin *b = &m->bins[i];
+	if (b->ms_state == 0) {
+		b->ms = modsym_open(md->path, md->build_id, md->build_id_len);
+		b->ms_state = b->ms ? 1 : -1;
+	}
+	return b->ms;
+}
+
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line)
 {
 	int i = module_of(m, addr);
-	struct symtab *t = i >= 0 ? binary(m, i) : NULL;
-	return t ? symtab_src(t, addr - m->p->spy.modules[i].base, file, line) : -1;
+	if (i < 0)
+		return -1;
+	uint64_t fa = addr - m->p->spy.modules[i].base;
+	struct symtab *t = binary(m, i);
+	if (t && symtab_src(t, fa, file, line) == 0)
+		return 0;
+	struct modsym *s = names(m, i);
+	return s ? modsym_src(s, fa, file, line) : -1;
+}
+
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line)
+{
+	int i = module_of(m, addr);
+	struct modsym *s = i >= 0 ? names(m, i) : NULL;
+	return s ? modsym_inline(s, addr - m->p->spy.modules[i].base, name, file, line) : -1;
+}
+
+static const char *module_base_name(const struct gmon_module *md)
+{
+	const char *base = strrchr(md->path, '/');
+	base = base ? base + 1 : md->path;
+	return base[0] ? base : "?";
+}
+
+void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n)
+{
+	int i = module_of(m, addr);
+	if (i < 0)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%s+0x%llx", module_base_name(&m->p->spy.modules[i]),
+			 (unsigned long long)(addr - m->p->spy.modules[i].base));
 }
 
 /* The procedure of the profile's function k. */
@@ -111,7 +154,22 @@ static uint32_t proc_of_item(struct sp_model *m, uint32_t k)
 	return i;
 }
 
-/* The procedure holding address a: the binary's symbols, else the profile's functions of its
+/* The procedure of the function at runtime address key, called sym in module mi's symbols. */
+static uint32_t proc_at(struct sp_model *m, uint64_t key, const char *sym, int mi)
+{
+	uint32_t i = proc_find(m, key);
+	if (i != SP_NONE)
+		return i;
+	uint32_t k = prof_floor(m->p, key);
+	if (k != SP_NONE && m->p->items[k].addr == key)
+		return proc_of_item(m, k);
+	char *dm = m->demangle ? symtab_demangle(sym) : NULL;
+	i = proc_add(m, key, dm ? dm : sym, SP_FUNC, mi);
+	free(dm);
+	return i;
+}
+
+/* The procedure holding address a: the binary's symbols, else libdwfl's names, else the profile's functions of its
  * module, else the module itself, else <unknown>. */
 static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 {
@@ -133,31 +191,24 @@ static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 			else
 				hi = mid;
 		}
-		if (lo > 0 && fa < t->items[lo - 1].end) {
-			uint64_t key = t->items[lo - 1].addr + md->base;
-			uint32_t i = proc_find(m, key);
-			if (i != SP_NONE)
-				return i;
-			uint32_t k = prof_floor(p, key);
-			if (k != SP_NONE && p->items[k].addr == key)
-				return proc_of_item(m, k);
-			char *dm = m->demangle ? symtab_demangle(t->items[lo - 1].name) : NULL;
-			i = proc_add(m, key, dm ? dm : t->items[lo - 1].name, SP_FUNC, mi);
-			free(dm);
-			return i;
-		}
+		if (lo > 0 && fa < t->items[lo - 1].end)
+			return proc_at(m, t->items[lo - 1].addr + md->base, t->items[lo - 1].name, mi);
 	} else {
 		uint32_t k = prof_floor(p, a);
 		if (k != SP_NONE && p->items[k].addr >= md->text_lo)
 			return proc_of_item(m, k);
 	}
+	/* libc and the like: .dynsym, or the symbols of a separate debug file */
+	struct modsym *s = names(m, mi);
+	uint64_t start;
+	const char *nm = s ? modsym_func(s, a - md->base, &start) : NULL;
+	if (nm)
+		return proc_at(m, start + md->base, nm, mi);
 	uint32_t i = proc_find(m, KEY_MODULE + (uint64_t)mi);
 	if (i != SP_NONE)
 		return i;
-	const char *base = strrchr(md->path, '/');
-	base = base ? base + 1 : md->path;
 	char name[256];
-	snprintf(name, sizeof(name), "[%s]", base[0] ? base : "?");
+	snprintf(name, sizeof(name), "[%s]", module_base_name(md));
 	return proc_add(m, KEY_MODULE + (uint64_t)mi, name, SP_MODULE, mi);
 }
 
@@ -284,6 +335,28 @@ static void thread_top(struct sp_thread *th, struct sp_pc *pairs, size_t n)
 	}
 }
 
+/* Keep a stack (frames fp, innermost first, and the procedure of its PC) as a path, root first. */
+static void path_add(struct sp_model *m, const uint32_t *fp, uint32_t depth, uint32_t pc, double v,
+		     uint32_t thread)
+{
+	GROW(m->paths, m->npaths, m->paths_alloc);
+	struct sp_path *pa = &m->paths[m->npaths++];
+	pa->w = v;
+	pa->thread = thread;
+	pa->at = m->npath_procs;
+	pa->depth = depth + (depth == 0 || fp[0] != pc);
+	while (m->npath_procs + pa->depth > m->path_procs_alloc) {
+		m->path_procs_alloc = m->path_procs_alloc ? m->path_procs_alloc * 2 : 256;
+		m->path_procs = xrealloc(m->path_procs, m->path_procs_alloc * sizeof(uint32_t));
+	}
+	uint32_t *q = m->path_procs + m->npath_procs;
+	for (uint32_t d = depth; d > 0; d--)
+		*q++ = fp[d - 1];
+	if (depth == 0 || fp[0] != pc)
+		*q++ = pc;
+	m->npath_procs += pa->depth;
+}
+
 static void from_samples(struct sp_model *m)
 {
 	const struct gmon_profile *g = &m->p->spy;
@@ -306,6 +379,7 @@ static void from_samples(struct sp_model *m)
 	uint32_t target = SP_NONE;
 	if (sp->watch == GMON_WATCH_CALLS && sp->target && sp->target[0])
 		target = proc_named(m, sp->target);
+	m->target = target;
 	m->threads = xcalloc(g->nsamples + 1, sizeof(*m->threads));
 	for (uint32_t t = 0; t < g->nsamples; t++) {
 		const struct gmon_samples *ss = &g->samples[t];
@@ -385,6 +459,8 @@ static void from_samples(struct sp_model *m)
 					(struct sp_pc){ pc, m->pc_is_ret ? st->pc - 1 : st->pc, v };
 			}
 			pairs[npairs++] = (struct sp_pc){ pc, 0, v };
+			if (m->keep_paths)
+				path_add(m, fp, depth, pc, v, (uint32_t)(m->nthreads - 1));
 			/* total: once per distinct procedure on the stack */
 			++stamp;
 			for (uint32_t d = 0; d < depth; d++)
@@ -529,6 +605,73 @@ static void from_cycles(struct sp_model *m)
 	}
 }
 
+/* Call paths from the exact cycles (time mode without samples): each function entered with no
+ * known caller starts a path with its measured inclusive cycles; a function's cycles on a path go
+ * to its own self and to its callees in the measured proportions of its self and its arcs'
+ * inclusive cycles to its own inclusive ones (two-frame paths are thus exactly as measured; a deeper
+ * path shares a callee's cycles from one caller among that caller's own paths). A call into a
+ * function already on the path (recursion) ends the path with all its cycles, and so does a path
+ * weighing less than a millionth of all, or any once four million have been expanded. */
+struct arcwalk {
+	struct sp_model *m;
+	uint32_t *path; /* prof function indices */
+	uint8_t *on;    /* by function: on the path */
+	double tiny;    /* below this, a path's cycles stay with its last frame */
+	size_t budget;  /* paths left to expand: a graph of many diamonds has exponentially many */
+};
+
+static void path_of(struct arcwalk *aw, uint32_t depth, double v)
+{
+	struct sp_model *m = aw->m;
+	uint32_t *fp = xmalloc((depth + 1) * sizeof(uint32_t));
+	for (uint32_t d = 0; d < depth; d++) /* path_add takes the innermost first */
+		fp[d] = proc_of_item(m, aw->path[depth - 1 - d]);
+	path_add(m, fp, depth, fp[0], v, UINT32_MAX); /* no thread: the arcs are all threads' */
+	free(fp);
+}
+
+static void walk(struct arcwalk *aw, uint32_t depth, double amount)
+{
+	const struct prof *p = aw->m->p;
+	uint32_t k = aw->path[depth - 1];
+	const struct prof_func *f = &p->items[k];
+	double incl = f->m_incl > 0 ? f->m_incl : 0, rest = amount;
+	if (incl <= 0 || aw->on[k] || amount < aw->tiny || !aw->budget) {
+		path_of(aw, depth, amount);
+		return;
+	}
+	aw->on[k] = 1;
+	aw->budget--;
+	for (uint32_t j = 0; j < f->nchild; j++) {
+		const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + j]];
+		if (a->child >= p->nsyms || a->m_incl <= 0 || a->child == k)
+			continue;
+		double v = amount * a->m_incl / incl;
+		if (v <= 0)
+			continue;
+		aw->path[depth] = a->child;
+		walk(aw, depth + 1, v);
+		rest -= v;
+	}
+	aw->on[k] = 0;
+	if (rest > amount * 1e-12)
+		path_of(aw, depth, rest);
+}
+
+static void paths_from_arcs(struct sp_model *m)
+{
+	const struct prof *p = m->p;
+	struct arcwalk aw = { m, xmalloc((p->nsyms + 2) * sizeof(uint32_t)), xcalloc(p->nsyms + 1, 1),
+			      m->grand * 1e-6, 4000000 };
+	for (uint32_t k = 0; k < p->nsyms; k++)
+		if (p->items[k].m_spont_incl > 0) {
+			aw.path[0] = k;
+			walk(&aw, 1, p->items[k].m_spont_incl);
+		}
+	free(aw.path);
+	free(aw.on);
+}
+
 static int ref_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -537,11 +680,13 @@ static int ref_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+static int build(struct sp_model *m, const struct prof *p, int demangle, int keep_paths)
 {
 	memset(m, 0, sizeof(*m));
 	m->p = p;
+	m->keep_paths = keep_paths;
 	m->demangle = demangle;
+	m->target = SP_NONE;
 	if (p->kind != PROF_SPY)
 		return -1;
 	m->sampled = sp_has_samples(p);
@@ -555,6 +700,8 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	else
 		from_cycles(m);
 	from_arcs(m, !m->sampled);
+	if (m->keep_paths && !m->sampled)
+		paths_from_arcs(m);
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].kind == SP_FUNC && strcmp(m->procs[i].name, "main") == 0)
 			edge_add(m, SP_ROOT, (uint32_t)i, 0);
@@ -575,8 +722,49 @@ int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
 	return 0;
 }
 
+size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr)
+{
+	const struct gmon_sampling *sp = m->p->spy.sampling;
+	int calls = sp && sp->watch == GMON_WATCH_CALLS;
+	size_t n = 0;
+	if (st->flags & GMON_STACK_RUNTIME)
+		fr[n++] = (struct sp_frame){ profiler(m), 0 };
+	else if (calls && m->target != SP_NONE &&
+		 (!st->depth || proc_of_func(m, st->frames[0].func) != m->target))
+		fr[n++] = (struct sp_frame){ m->target, 0 }; /* FUNC, called from its call site st->pc */
+	else if (st->pc && !calls) {
+		uint64_t a = m->pc_is_ret ? st->pc - 1 : st->pc;
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, a), a };
+	} else if (!st->depth) {
+		fr[n++] = (struct sp_frame){ proc_of_pc(m, 0), 0 };
+	}
+	for (uint32_t d = 0; d < st->depth; d++) {
+		uint32_t i = proc_of_func(m, st->frames[d].func);
+		if (d == 0 && n && fr[n - 1].proc == i)
+			continue; /* the PC is in the innermost frame's function */
+		uint64_t cs = d > 0 ? st->frames[d - 1].call_site : calls ? st->pc : 0;
+		uint64_t a = cs ? cs - 1 : 0;
+		if (a && proc_of_pc(m, a) != i)
+			a = 0; /* called from code without hooks in between */
+		fr[n++] = (struct sp_frame){ i, a };
+	}
+	return n;
+}
+
+int sp_model_build(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 0);
+}
+
+int sp_model_build_paths(struct sp_model *m, const struct prof *p, int demangle)
+{
+	return build(m, p, demangle, 1);
+}
+
 void sp_model_release(struct sp_model *m)
 {
+	free(m->paths);
+	free(m->path_procs);
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].name);
 	free(m->procs);
@@ -585,8 +773,10 @@ void sp_model_release(struct sp_model *m)
 	free(m->threads);
 	free(m->module_w);
 	if (m->bins)
-		for (uint32_t i = 0; i < m->p->spy.nmodules; i++)
+		for (uint32_t i = 0; i < m->p->spy.nmodules; i++) {
 			symtab_release(&m->bins[i].t);
+			modsym_close(m->bins[i].ms);
+		}
 	free(m->bins);
 	free(m->hkeys);
 	free(m->hvals);

@@ -54,9 +54,23 @@ struct sp_thread {
 	double topw[8];
 };
 
+/* One sampled stack as procedures (sp_model_build_paths only): root first, at
+ * sp_model.path_procs[at...at + depth), the procedure of its PC last; its weight and thread (index
+ * into sp_model.threads). Every stack of the program's weight has one (the profiler's are left out).
+ * A time-mode profile without samples has call paths made from its exact arcs instead (samples.c,
+ * paths_from_arcs), with no thread (UINT32_MAX). */
+struct sp_path {
+	double w;
+	uint32_t thread, depth;
+	size_t at;
+};
+
+struct modsym;
 struct sp_bin {
 	struct symtab t;
-	int state; /* 0 not tried, 1 usable, -1 missing or not the run's */
+	int state;         /* 0 not tried, 1 usable, -1 missing or not the run's */
+	struct modsym *ms; /* libdwfl's names (modsym.c), for what t leaves unnamed */
+	int ms_state;      /* as state */
 };
 
 struct sp_model {
@@ -85,15 +99,42 @@ struct sp_model {
 	uint32_t *ehvals;
 	size_t ehsize;
 	int demangle;
+	uint32_t target; /* calls:FUNC: FUNC's procedure, else UINT32_MAX */
+	int keep_paths;  /* sp_model_build_paths: fill paths */
+	struct sp_path *paths;
+	size_t npaths, paths_alloc;
+	uint32_t *path_procs;
+	size_t npath_procs, path_procs_alloc;
 };
 
 /* Build m from p (after graph_analyse). Returns 0, or -1 when p has neither samples nor measured
  * times (nothing to weigh). */
 int sp_model_build(struct sp_model *m, const struct prof *p, int demangle);
+/* The same, and keep every sampled stack as procedures (m->paths): for the formats that draw
+ * stacks (folded, flame graphs). */
+int sp_model_build_paths(struct sp_model *m, const struct prof *p, int demangle);
 /* Free what m owns. */
 void sp_model_release(struct sp_model *m);
 /* The file and line of a runtime address through its module's binary; 0 when known. */
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line);
+/* One frame of a sampled stack as a procedure: addr is the PC in it (the sampled PC, or the return
+ * address of the call it made, less one), 0 when unknown (a frame whose call came from code without
+ * hooks). */
+struct sp_frame {
+	uint32_t proc;
+	uint64_t addr;
+};
+/* A sampled stack of m's profile (m->sampled) as procedures, innermost first, into fr, which has
+ * room for st->depth + 1; returns how many. The leaf is the procedure of the PC (<profiler> for
+ * GMON_STACK_RUNTIME), then the shadow stack's functions, as sp_model_build charges them. For the
+ * writers that lay the stacks out themselves (out-pprof.c, out-chrome.c). */
+size_t sp_stack_frames(struct sp_model *m, const struct gmon_stack *st, struct sp_frame *fr);
+/* The innermost function inlined at runtime address addr (libdwfl, its module's debug information)
+ * and the file and line it was inlined at; 0 when addr is in inlined code. */
+int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char **file, unsigned *line);
+/* Runtime address addr as "module+0xoffset" (module's base name, offset from its load base), or "?"
+ * when it is in no module: never a run-specific absolute address. */
+void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n);
 /* 1 when p has samples to report. */
 int sp_has_samples(const struct prof *p);
 
@@ -117,5 +158,10 @@ struct spy_opts {
 /* Print the Spy report; returns 0, or -1 (after one line on stderr) when there is nothing to
  * weigh. */
 int print_spy(FILE *f, const struct prof *p, const struct spy_opts *o);
+struct dom_row;
+/* The Spy tree of m as the report prints it: the rows of its procedures' dominator tree (node v is
+ * procedure v - 1), those weighing at least cutoff percent and all above them, in print order.
+ * Returns the number of rows; *rows is malloc()ed. */
+size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **rows);
 
 #endif

@@ -99,6 +99,14 @@ int symspecs_in_flat(const struct prof *p, const struct prof_func *f)
 	return !(p->spec_used & (1u << SYMSPEC_INCL_FLAT)) && !(f->spec & (1u << SYMSPEC_EXCL_FLAT));
 }
 
+int symspecs_in(const struct prof *p, const struct prof_func *f, enum symspec_table incl,
+		enum symspec_table excl)
+{
+	if (f->spec & (1u << incl))
+		return 1;
+	return !(p->spec_used & (1u << incl)) && !(f->spec & (1u << excl));
+}
+
 void symspecs_apply(const struct symspecs *s, struct prof *p)
 {
 	if (s->nr == 0)

@@ -1,4 +1,4 @@
-/* gprof's symspecs (-p/-P/-q/-Q/-n/-N NAME, -e/-E/-f/-F, -k FROM/TO): which functions each listing
+/* gprof's symspecs (-p/-P/-q/-Q/-n/-N/-A/-J/-C/-Z NAME, -e/-E/-f/-F, -k FROM/TO): which functions each listing
  * shows, which arcs count and which functions' time propagates, as gprof's sym_ids.c decides. */
 #ifndef SPINPROF_SYMSPEC_H
 #define SPINPROF_SYMSPEC_H
@@ -15,6 +15,10 @@ enum symspec_table {
 	SYMSPEC_EXCL_FLAT,
 	SYMSPEC_INCL_TIME,
 	SYMSPEC_EXCL_TIME,
+	SYMSPEC_INCL_ANNO, /* -A SYMSPEC: the annotated source's files */
+	SYMSPEC_EXCL_ANNO, /* -J SYMSPEC */
+	SYMSPEC_INCL_EXEC, /* -C SYMSPEC: the execution counts' functions */
+	SYMSPEC_EXCL_EXEC, /* -Z SYMSPEC */
 	SYMSPEC_NTABLES
 };
 
@@ -46,6 +50,10 @@ int symspecs_need_source(const struct symspecs *s);
 void symspecs_apply(const struct symspecs *s, struct prof *p);
 /* f in the flat profile: gprof's INCL_FLAT, or that table empty and f not in EXCL_FLAT */
 int symspecs_in_flat(const struct prof *p, const struct prof_func *f);
+/* f in a listing of tables incl and excl: in incl, or incl empty and f not in excl (gprof's rule for
+ * -A/-J and -C/-Z) */
+int symspecs_in(const struct prof *p, const struct prof_func *f, enum symspec_table incl,
+		enum symspec_table excl);
 void symspecs_release(struct symspecs *s);
 
 #endif

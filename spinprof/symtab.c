@@ -229,6 +229,10 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			y->name = xstrdup(name);
 			y->is_static = c == 't';
 			y->is_func = GELF_ST_TYPE(s.st_info) == STT_FUNC;
+			y->order = (uint32_t)i;
+			GElf_Shdr ssh;
+			Elf_Scn *sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
+			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
 		}
 	}
 	elf_end(elf);
@@ -313,6 +317,73 @@ int symtab_src(struct symtab *t, uint64_t addr, const char **file, unsigned *lin
 		return -1;
 	}
 	return -1;
+}
+
+/* gprof's core_create_line_syms: walking .text a byte at a time, a symbol wherever the function,
+ * file or line of bfd_find_nearest_line changes, static as its function; the functions keep their
+ * addresses (finalize prefers them to lines). */
+int symtab_add_lines(struct symtab *t)
+{
+	if (!t->path || open_bfd(t) < 0)
+		return -1;
+	bfd *abfd = t->bfd;
+	asection *sec = bfd_get_section_by_name(abfd, ".text");
+	if (!sec)
+		return -1;
+	bfd_vma vma = bfd_section_vma(sec), hi = vma + bfd_section_size(sec);
+	/* gprof -l keeps no function symbol of a data section (a weak data_start) */
+	size_t nfuncs = 0;
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->items[i].in_code)
+			t->items[nfuncs++] = t->items[i];
+		else
+			free(t->items[i].name);
+	t->nr = nfuncs;
+	char *pfile = NULL, *pfunc = NULL; /* copies: bfd's strings need not outlive the next call */
+	unsigned pline = 0;
+	int pstatic = 0;
+	for (bfd_vma a = vma; a < hi; a++) {
+		const char *file = NULL, *func = NULL;
+		unsigned line = 0;
+		if (!bfd_find_nearest_line(abfd, sec, t->bsyms, a - vma, &file, &func, &line) || !file ||
+		    !func || !line)
+			continue;
+		if (pfunc && line == pline && strcmp(func, pfunc) == 0 && strcmp(file, pfile) == 0)
+			continue;
+		int is_static = 0;
+		if (pfunc && strcmp(func, pfunc) == 0 && strcmp(file, pfile) == 0) {
+			is_static = pstatic;
+		} else {
+			/* the function holding a, among the functions (sorted) */
+			size_t lo = 0, n = nfuncs;
+			while (lo < n) {
+				size_t mid = lo + (n - lo) / 2;
+				if (t->items[mid].addr <= a)
+					lo = mid + 1;
+				else
+					n = mid;
+			}
+			if (lo > 0 && a < t->items[lo - 1].end)
+				is_static = t->items[lo - 1].is_static;
+		}
+		GROW(t->items, t->nr, t->alloc);
+		struct symtab_sym *y = &t->items[t->nr++];
+		memset(y, 0, sizeof(*y));
+		y->addr = a;
+		y->order = UINT32_MAX;
+		y->name = xstrdup(func);
+		y->is_static = is_static;
+		free(pfile);
+		free(pfunc);
+		pfile = xstrdup(file);
+		pfunc = xstrdup(func);
+		pline = line;
+		pstatic = is_static;
+	}
+	free(pfile);
+	free(pfunc);
+	finalize(t);
+	return 0;
 }
 
 char *symtab_demangle(const char *name)

@@ -8,7 +8,8 @@
 struct symtab_sym {
 	uint64_t addr, end; /* file addresses, [addr, end) */
 	char *name;
-	unsigned is_static : 1, is_func : 1;
+	unsigned is_static : 1, is_func : 1, in_code : 1; /* in_code: its section is executable */
+	uint32_t order; /* its index in the ELF symbol table (line symbols: after all of them) */
 };
 
 struct symtab {
@@ -41,6 +42,8 @@ int symtab_load_build_id(struct symtab *t, const char *path);
 void symtab_release(struct symtab *t);
 /* Source file and line of a file address via libbfd; 0 when known. */
 int symtab_src(struct symtab *t, uint64_t addr, const char **file, unsigned *line);
+/* Add gprof's line symbols (-l): one wherever the source line changes in .text. Returns 0 or -1. */
+int symtab_add_lines(struct symtab *t);
 /* A malloc()ed demangled name, or NULL when name is not mangled. */
 char *symtab_demangle(const char *name);
 

@@ -5,8 +5,10 @@
 # function of several callers (leaf, static), a second file of static functions (util.c: ustep,
 # uhelp) for the FILE and FILE:FUNC and FILE:LINE symspecs, forward calls and one never run (never,
 # for -c). Built -O0 -g (line information: the file symspecs match) and -O2 without -g (they match
-# nothing, and both tools then list everything); -T (gprof's BSD layout) too. -d (gprof's debugging
-# output) is left out.
+# nothing, and both tools then list everything); -T (gprof's BSD layout) too; -l (line granularity:
+# the cycle ping-pong has no entry of its own), and -A, -J, -C, -Z with and without symspecs, with -m, -t, -x (the
+# annotated source of the functions' files read by their absolute names; without -g none). -d
+# (gprof's debugging output) and -y (files written) are left out.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
 sp_setup
@@ -158,6 +160,29 @@ MATRIX=$(cat <<'EOS'
 -b -T -L -z -w 100
 -b --traditional -F ping
 -T -b -i
+-b -l
+-b -l -z
+-b -l -q
+-b -l -T
+-b -l -Qping
+-b -A
+-b -Aalpha
+-b --annotated-source=util.c
+-b -A -Jutil.c
+-b -Jalpha
+-b -Aopts.c:9
+-b -A -J
+-b -A -x
+-b -C
+-b -Cbeta
+-b -C -Zbeta
+-b --exec-counts=util.c
+-b -p -Cleaf
+-b -C -z
+-b -A -m 10
+-b -A -m 6 -x
+-b -A -m 2 -t 4
+-b -A -t 1
 EOS
 )
 nlines=$(grep -c . <<<"$MATRIX")

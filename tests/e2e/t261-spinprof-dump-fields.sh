@@ -135,7 +135,7 @@ thread tid=101 flags=main,offcpu, name=t\\x20one arcs=3 funcs=1 counts=2 dropped
 arc tid=101 caller=<spontaneous> callee=main count=1 incl=500 self=100 site=0x2150 site_module=3 off_incl=71 off_self=72 off_self_pre=73
 arc tid=101 caller=main callee=odd\\x20name\\x7f count=41 incl=300 self=200 site=0x2160 site_module=3 off_incl=81 off_self=82 off_self_pre=83
 arc tid=101 caller=<various> callee=leaf count=42 incl=60 self=50 site=0x5000 site_module=-1 off_incl=91 off_self=92 off_self_pre=0
-time tid=101 func=odd\\x20name\\x7f calls=41 incl=300 self=200 min=2 max=99 hist=0:5,39:36
+time tid=101 func=odd\\x20name\\x7f calls=41 incl=300 self=200 min=2 max=99 hist=0:5,39:36 outer=0 outer_sum=0 outer_sq_hi=0 outer_sq_lo=0 outer_min=0 outer_hist=
 count tid=101 func=<unregistered> count=4
 count tid=101 func=odd\\x20name\\x7f count=41
 thread tid=102 flags=exited,0x80, name=- arcs=0 funcs=0 counts=0 dropped_arcs=0 dropped_funcs=0 dropped_frames=0 abandoned=0 unmatched=0 start_ns=0 end_ns=0 off_blocked=0 off_preempted=0 off_switches=0 off_lost=0

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Make the fuzzers' seed corpora, tests/fuzz/corpus/NAME/seed-*: real profiles of samples built with the
-# plugin and libspyrt (every SPYRT_MODE; cpu, wall and alloc sampling; threads, recursion, C++ exceptions),
+# plugin and libspyrt (every SPYRT_MODE; cpu, wall and alloc sampling; threads, recursion, C++ exceptions;
+# nodes, legs and histograms),
 # synthetic ones (bench/spinprof-gen.c, plain and compressed), and glibc gmon.out files of the fuzz
 # harness's -pg program; for the spinprof harnesses each is prefixed by a byte of options, and some spy
 # inputs hold two profiles to sum. Run by hand after `make` when the format or the samples change, and
@@ -31,6 +32,7 @@ cc_spy calls "$src/samples/calls.c"
 cc_spy recursion "$src/samples/recursion.c"
 cc_spy threads "$src/samples/threads.c"
 cc_spy twocallers "$src/samples/twocallers.c"
+cc_spy nodes "$src/samples/nodes.c"
 CC=g++ cc_spy exceptions "$src/samples/exceptions.cc" "$src/samples/comdat2.cc"
 run() { # run OUT ENV... -- PROG ARGS...
 	local o=$1
@@ -47,6 +49,9 @@ run twocallers-wall SPYRT_WATCH=wall SPYRT_HZ=20000 "$w/twocallers" 2000
 run twocallers-cpu SPYRT_WATCH=cpu SPYRT_HZ=20000 "$w/twocallers" 2000
 run exceptions-alloc SPYRT_WATCH=alloc "$w/exceptions"
 run calls-callsb SPYRT_WATCH=calls:b SPYRT_MODE=arcs "$w/calls"
+run nodes-legs SPYRT_LEGS='start>end,rin>rout,ping>pong' SPYRT_HIST='node:mid:linear:0:1:8,leg:start>end:log:10' \
+	"$w/nodes"
+run nodes-successor SPYRT_LEG_ADD=successor SPYRT_LEG_TRACK=successor "$w/nodes"
 gcc -O2 -I"$src/common" "$src/bench/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
 "$w/gen" spy "$w/gen-small-z0.out" 5 12 0 >/dev/null
 "$w/gen" spy "$w/gen-mid-z6.out" 60 400 6 >/dev/null

@@ -4,7 +4,8 @@
 # abort of the harness's own checks; each line gives the runs, the coverage (edges, "cov") and the corpus.
 # Each tests/fuzz/fuzz-NAME.c starts with a line naming what it links, as the unit tests do:
 #   /* fuzz: common/gmon-io.c tests/fuzz/spy-mutate.c -lz */
-# where a source may be a pattern (spinprof/*.c) and !PATH leaves a file out (a harness whose sources are
+# where a source may be a pattern (spinprof/*.c), a .proto (compiled by protoc-c into $SPY_BUILD/fuzz/gen)
+# and !PATH leaves a file out (a harness whose sources are
 # missing is skipped). The seeds are tests/fuzz/corpus/NAME/ (small files kept in the repository, with the
 # inputs of every crash found and fixed: each run replays them first); what a run finds goes into
 # $SPY_BUILD/fuzz/corpus-NAME/, which grows from run to run; a crashing input is kept in
@@ -101,6 +102,15 @@ for h in "${harnesses[@]}"; do
 			case $w in
 			missing\ *) missing="$missing ${w#missing }" ;;
 			-*) libs+=("$w") ;;
+			*.proto)
+				# protoc-c's C for it, as the GNUmakefile makes it (spinprof/out-pprof.c)
+				mkdir -p "$fz/gen"
+				if protoc-c --proto_path="$(dirname "$w")" --c_out="$fz/gen" "$w" >"$fz/gen/protoc.log" 2>&1; then
+					srcs+=("$fz/gen/$(basename "$w" .proto).pb-c.c")
+				else
+					missing="$missing protoc-c"
+				fi
+				;;
 			*) srcs+=("$w") ;;
 			esac
 		done < <(fuzz_sources "$h")

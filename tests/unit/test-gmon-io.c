@@ -125,6 +125,15 @@ static void make_profile(struct gmon_profile *p, int big)
 		th->fstats[0].max = 900;
 		th->fstats[0].hist[1] = 2;
 		th->fstats[0].hist[9] = 40;
+		/* revision 3: the stopwatch of the outermost calls, its sum of squares over 64 bits */
+		th->flags |= GMON_THREAD_STOPWATCH;
+		th->fstats[0].outer = 41;
+		th->fstats[0].outer_sum = 4900;
+		th->fstats[0].outer_sq[0] = 0xfedcba9876543210ull;
+		th->fstats[0].outer_sq[1] = 7;
+		th->fstats[0].outer_min = 5;
+		th->fstats[0].outer_hist[1] = 1;
+		th->fstats[0].outer_hist[9] = 40;
 		th->ncounts = 2;
 		th->counts = calloc(2, sizeof(*th->counts));
 		th->counts[0] = (struct gmon_count){ 0, 11 };

@@ -1,7 +1,7 @@
 /* unit: runtime/arcs.c runtime/vm.c */
 /* The three-level arc tables: lookups, call sites whose 16-bit hashes collide, growth of the pools
  * (entries keep their indices and contents), the hard limit (updates go to the sink and are
- * counted), the function table, and reset. */
+ * counted), the function table, reset, and the SPYRT_TRACE bit of the arcs of traced callees. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,13 @@
 #include <cmocka.h>
 
 #include "spyrt.h"
+
+/* trace.c's, which this test does not link: one traced function */
+uint32_t spy_trace_on;
+int spy_traced(uint64_t addr)
+{
+	return addr == 0x402000;
+}
 
 static void test_find_insert(void **state)
 {
@@ -35,6 +42,25 @@ static void test_find_insert(void **state)
 	assert_null(a.fstat);         /* not timed */
 	assert_int_equal(a.arc[i].func, 0);
 	spy_arcs_release(&a);
+}
+
+/* an arc into a traced function carries SPY_ARC_TRACED beside its function-table index (mode time) */
+static void test_traced(void **state)
+{
+	struct spy_arcs a;
+	uint32_t i, j;
+
+	(void)state;
+	spy_trace_on = 1;
+	assert_int_equal(spy_arcs_init(&a, 16, 1024, 1), 0);
+	i = spy_arcs_find(&a, 0x401000, 0x402000);
+	j = spy_arcs_find(&a, 0x401000, 0x403000);
+	assert_true(a.arc[i].func & SPY_ARC_TRACED);
+	assert_false(a.arc[j].func & SPY_ARC_TRACED);
+	assert_int_equal(a.fstat[SPY_ARC_FUNC(a.arc[i].func)].addr, 0x402000);
+	assert_int_equal(a.fstat[SPY_ARC_FUNC(a.arc[j].func)].addr, 0x403000);
+	spy_arcs_release(&a);
+	spy_trace_on = 0;
 }
 
 static void test_collisions(void **state)
@@ -182,8 +208,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_insert), cmocka_unit_test(test_collisions),
-		cmocka_unit_test(test_growth),      cmocka_unit_test(test_overflow),
-		cmocka_unit_test(test_fstat),       cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_traced),      cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_overflow),    cmocka_unit_test(test_fstat),
+		cmocka_unit_test(test_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c */
+/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c runtime/nodes.c runtime/trace.c */
 /* The whole runtime, driven as the plugin drives it: functions here call __spy_enter and __spy_exit by
  * hand, and count through __spy_counts. Checked through the profile spy_dump() writes and the shared
  * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits, frames of

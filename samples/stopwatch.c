@@ -1,0 +1,116 @@
+/* stopwatch: calls of known, distinct durations on the time stamp counter (t150, the demo).
+ *   args B:N ... (default 11:7 14:5 17:3 19:2): N calls of spin(1.5 * 2^B cycles), class by class,
+ *   so each class lands in the middle of log2 bucket B of the stopwatch's histogram; then
+ *   rec(3) three times: rec recurses to depth 3 and only the innermost spins 1.5 * 2^16 cycles, so
+ *   rec has 12 calls, every one in bucket 16, of which 3 are outermost; spin's 3 calls from rec
+ *   are in bucket 16 too. First warm() once, which binds the hooks (below).
+ * Expected: main 1, warm 1, spin N summed + 3, rec 12.
+ * spin measures each call itself (cycles from its first time stamp to its last) and the program
+ * prints per class (rec's spins the last, bucket 16) the count, min, max, sum and sum of squares
+ * of what it saw: an independent measure the hooks' times can only exceed by their own cost. A call that took more than
+ * 1.75 * 2^B cycles (an interrupt, a preemption) could leave its bucket: the program then prints
+ * "disturbed" and exits 3, and the run is no evidence either way. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample.h"
+
+static inline uint64_t tsc(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+#error "x86-64 or aarch64"
+#endif
+}
+
+/* busy for at least c cycles; returns the cycles it saw */
+NOINL uint64_t spin(uint64_t c)
+{
+	uint64_t t0 = tsc(), t;
+	do
+		t = tsc();
+	while (t - t0 < c);
+	return t - t0;
+}
+
+static int disturbed;
+
+/* what spin's calls of one class took, as spin saw them */
+struct cls {
+	unsigned bucket;
+	int calls;
+	uint64_t min, max, sum;
+	long double sq;
+};
+
+static void seen(struct cls *c, uint64_t d)
+{
+	disturbed |= d >= 7ull << (c->bucket - 2);
+	c->calls++;
+	c->min = d < c->min ? d : c->min;
+	c->max = d > c->max ? d : c->max;
+	c->sum += d;
+	c->sq += (long double)d * d;
+}
+
+static void say(const struct cls *c)
+{
+	printf("class bucket=%u calls=%d min=%llu max=%llu sum=%llu sumsq=%.0Lf\n", c->bucket, c->calls,
+	       (unsigned long long)c->min, (unsigned long long)c->max, (unsigned long long)c->sum, c->sq);
+}
+
+/* called first: the first hooks a program calls through its PLT are bound then (lazy binding),
+ * which would add thousands of cycles to the first call to end */
+NOINL void warm(void)
+{
+	BARRIER();
+}
+
+NOINL uint64_t rec(int n)
+{
+	uint64_t d = n ? rec(n - 1) : spin(3ull << 15);
+	BARRIER();
+	return d;
+}
+
+int main(int argc, char **argv)
+{
+	static char *dflt[] = { "11:7", "14:5", "17:3", "19:2" };
+	char **arg = argc > 1 ? argv + 1 : dflt;
+	int ncls = argc > 1 ? argc - 1 : 4;
+	warm();
+	for (int k = 0; k < ncls; k++) {
+		struct cls c = { (unsigned)atoi(arg[k]), 0, UINT64_MAX, 0, 0, 0 };
+		const char *colon = strchr(arg[k], ':');
+		int n = colon ? atoi(colon + 1) : 0;
+		if (c.bucket < 2 || c.bucket > 36) {
+			fprintf(stderr, "stopwatch: %s: bucket from 2 to 36\n", arg[k]);
+			return 2;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t d = spin(3ull << (c.bucket - 1));
+			BARRIER();
+			seen(&c, d);
+		}
+		say(&c);
+	}
+	struct cls r = { 16, 0, UINT64_MAX, 0, 0, 0 };
+	for (int i = 0; i < 3; i++) {
+		uint64_t d = rec(3);
+		BARRIER();
+		seen(&r, d);
+	}
+	say(&r);
+	if (disturbed) {
+		puts("disturbed");
+		return 3;
+	}
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* --format=callgrind: the analysed call graph in valgrind's callgrind format, for KCachegrind and
+ * callgrind_annotate: each function with its file and line and its self cost, each arc as a call
+ * with its exact count and its inclusive cost (what the model holds: measured, or propagated). */
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+
+/* Names are written once, then by number ("name compression"): function ids, and file ids (one per
+ * distinct file name, found by sorting: a program has thousands of files). */
+struct cg_ids {
+	uint32_t *fn;           /* function index -> id, 0: not yet written */
+	uint32_t *file;         /* function index -> its file's id (from 1) */
+	unsigned char *written; /* by file id: its name was written */
+	uint32_t next_fn;
+};
+
+static uint64_t cg_cost(double v)
+{
+	return v > 0 ? (uint64_t)(v + 0.5) : 0; /* costs are integers */
+}
+
+static const char *cg_file(const struct prof_func *f)
+{
+	return f->file && f->file[0] ? f->file : "???";
+}
+
+static int cg_by_file(const void *a, const void *b, void *arg)
+{
+	const struct prof *p = arg;
+
+	return strcmp(cg_file(&p->items[*(const uint32_t *)a]), cg_file(&p->items[*(const uint32_t *)b]));
+}
+
+static void cg_ids_init(struct cg_ids *ids, const struct prof *p)
+{
+	size_t n = p->nsyms ? p->nsyms : 1;
+	uint32_t *order = xmalloc(n * sizeof(uint32_t)), id = 0;
+
+	ids->fn = xcalloc(n, sizeof(uint32_t));
+	ids->file = xcalloc(n, sizeof(uint32_t));
+	ids->written = xcalloc(n + 1, 1);
+	ids->next_fn = 0;
+	for (uint32_t i = 0; i < p->nsyms; i++)
+		order[i] = i;
+	qsort_r(order, p->nsyms, sizeof(uint32_t), cg_by_file, (void *)p);
+	for (uint32_t k = 0; k < p->nsyms; k++) {
+		if (!k || cg_by_file(&order[k - 1], &order[k], (void *)p))
+			id++;
+		ids->file[order[k]] = id;
+	}
+	free(order);
+}
+
+/* KEY=(id) name the first time, KEY=(id) after, for function i's file. */
+static void cg_put_file(FILE *out, struct cg_ids *ids, const char *key, const struct prof *p, uint32_t i)
+{
+	uint32_t id = ids->file[i];
+
+	if (ids->written[id]) {
+		fprintf(out, "%s=(%" PRIu32 ")\n", key, id);
+		return;
+	}
+	ids->written[id] = 1;
+	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, id, cg_file(&p->items[i]));
+}
+
+static void cg_put_fn(FILE *out, struct cg_ids *ids, const char *key, const struct prof *p, uint32_t i)
+{
+	if (ids->fn[i]) {
+		fprintf(out, "%s=(%" PRIu32 ")\n", key, ids->fn[i]);
+		return;
+	}
+	ids->fn[i] = ++ids->next_fn;
+	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, ids->fn[i], p->items[i].name);
+}
+
+static int cg_shown(const struct prof *p, const struct prof_func *f, unsigned flags)
+{
+	return (flags & PRINT_ZEROS) || f->ncalls || f->self_calls || f->time > 0 || f->nchild ||
+	       (p->offcpu && p->func_off && p->func_off[f - p->items].self > 0);
+}
+
+int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
+{
+	int timed = out_has_times(p), off = p->offcpu && p->func_off && p->arc_off;
+	struct cg_ids ids;
+	uint64_t sum[2] = { 0, 0 };
+
+	cg_ids_init(&ids, p);
+	fputs("# callgrind format\nversion: 1\ncreator: spinprof\n", out);
+	if (p->kind == PROF_SPY) {
+		fprintf(out, "pid: %" PRIu32 "\ncmd:", p->spy.hdr.pid);
+		for (uint32_t i = 0; i < p->spy.hdr.argc; i++)
+			fprintf(out, " %s", p->spy.hdr.argv[i]);
+		fputs("\n", out);
+	} else {
+		fprintf(out, "cmd: %s\n", o->what);
+	}
+	fputs("positions: line\n", out);
+	if (timed) {
+		fprintf(out, "event: %s : %s (%.6g per second)\n", p->measured ? "Cycles" : "Ticks",
+			p->measured         ? "measured CPU cycles" :
+			p->kind == PROF_GNU ? "histogram samples" :
+					      "sampled ticks",
+			p->hz);
+		if (off)
+			fputs("event: OffCPU : cycles off the CPU\n", out);
+		fprintf(out, "events: %s%s\n", p->measured ? "Cycles" : "Ticks", off ? " OffCPU" : "");
+	} else {
+		fputs("event: Calls : times entered (the profile has no times)\nevents: Calls\n", out);
+	}
+
+	for (uint32_t i = 0; i < p->nsyms; i++) {
+		const struct prof_func *f = &p->items[i];
+		uint64_t self[2];
+
+		if (!f->name || !cg_shown(p, f, o->flags))
+			continue;
+		self[0] = timed ? cg_cost(f->time) : f->ncalls + f->self_calls;
+		self[1] = off ? cg_cost(p->func_off[i].self) : 0;
+		sum[0] += self[0];
+		sum[1] += self[1];
+		fputs("\n", out);
+		cg_put_file(out, &ids, "fl", p, i);
+		cg_put_fn(out, &ids, "fn", p, i);
+		fprintf(out, "%" PRIu32 " %" PRIu64, f->line, self[0]);
+		if (off)
+			fprintf(out, " %" PRIu64, self[1]);
+		fputs("\n", out);
+		for (uint32_t k = 0; k < f->nchild; k++) {
+			uint32_t ai = p->child_arcs[f->child0 + k];
+			const struct prof_arc *a = &p->arcs[ai];
+			const struct prof_func *c = &p->items[a->child];
+
+			if (!a->count || a->child >= p->nsyms)
+				continue;
+			cg_put_file(out, &ids, "cfi", p, a->child);
+			cg_put_fn(out, &ids, "cfn", p, a->child);
+			fprintf(out, "calls=%" PRIu64 " %" PRIu32 "\n%" PRIu32 " %" PRIu64, a->count, c->line,
+				f->line, timed ? cg_cost(a->time + a->child_time) : 0);
+			if (off)
+				fprintf(out, " %" PRIu64, cg_cost(p->arc_off[ai]));
+			fputs("\n", out);
+		}
+	}
+	fprintf(out, "\nsummary: %" PRIu64, sum[0]);
+	if (off)
+		fprintf(out, " %" PRIu64, sum[1]);
+	fputs("\ntotals:", out);
+	fprintf(out, " %" PRIu64, sum[0]);
+	if (off)
+		fprintf(out, " %" PRIu64, sum[1]);
+	fputs("\n", out);
+	free(ids.fn);
+	free(ids.file);
+	free(ids.written);
+	return 0;
+}
