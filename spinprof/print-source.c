@@ -230,7 +230,8 @@ void print_source(FILE *f, const struct prof *p, const struct source_opts *o, in
 		b->present = 1;
 		b->ncalls += s->ncalls;
 	}
-	qsort(files, nf, sizeof(*files), file_cmp);
+	if (nf) /* files is NULL when no function has a source (no -g) */
+		qsort(files, nf, sizeof(*files), file_cmp);
 	int first_file = 1;
 	for (size_t k = 0; k < nf; k++) {
 		if (files[k].nlines && (o->zeros || files[k].ncalls))
