@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "prof.h"
+#include "symspec.h"
 
 /* Arc index lists grouped by parent and by child, each in the arcs' first-seen order. The counts
  * and cursors are kept in small arrays of their own (a function's struct is big, and the arcs
@@ -120,24 +121,137 @@ static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nsc
 	return roots;
 }
 
-/* gprof's cycle_link: a header per cycle, numbered in its head's address order. */
-static void graph_cycles(struct prof *p)
+/* gprof's cg_dfn, iterative (deep graphs): a depth-first search from each function in address
+ * order, children newest arc first (gprof prepends each arc to its parent's list), that gloms the
+ * functions above a busy one on its stack into one cycle. Its cycles are the strongly connected
+ * components; what it adds is which member heads each (head), the members' order (next), which
+ * number the cycles and order their members on ties, and gprof's top_order. gprof scans its stack
+ * at each cycle found; here the stack's real heads are kept apart (roots) and heads are a
+ * union-find, for the same result in linear time. */
+struct dfn {
+	uint32_t *head;        /* union-find: the real head is the root */
+	uint32_t *next, *tail; /* a real head's chain of members, and its last */
+	uint32_t *top;         /* gprof's cg.top_order */
+	uint32_t *pos;         /* place on the stack, PROF_NONE when off it */
+	struct dfn_frame {
+		uint32_t f, k; /* the function, and its child arcs not yet followed */
+	} * st;
+	uint32_t *roots; /* stack places of the real heads on the stack, increasing */
+	size_t depth, nroots;
+};
+
+static uint32_t dfn_find(struct dfn *d, uint32_t x)
+{
+	uint32_t r = x;
+	while (d->head[r] != r)
+		r = d->head[r];
+	while (d->head[x] != r) {
+		uint32_t nx = d->head[x];
+		d->head[x] = r;
+		x = nx;
+	}
+	return r;
+}
+
+/* gprof's find_cycle: child is busy (on the stack, or glommed into a cycle whose head is). */
+static void dfn_cycle(struct dfn *d, uint32_t child)
+{
+	uint32_t top = d->pos[child] != PROF_NONE ? d->pos[child] : d->pos[dfn_find(d, child)];
+	if (top == PROF_NONE || top + 1 >= d->depth) /* not found, or it calls itself */
+		return;
+	uint32_t head = dfn_find(d, d->st[top].f);
+	size_t k = d->nroots;
+	while (k > 0 && d->roots[k - 1] > top)
+		k--;
+	uint32_t tail = d->tail[head];
+	for (size_t i = k; i < d->nroots; i++) { /* in stack order, each bringing its own chain */
+		uint32_t c = d->st[d->roots[i]].f;
+		d->next[tail] = c;
+		tail = d->tail[c];
+		d->head[c] = head;
+	}
+	d->tail[head] = tail;
+	d->nroots = k;
+}
+
+static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const struct prof *p)
+{
+	state[f] = 1;
+	d->pos[f] = (uint32_t)d->depth;
+	d->roots[d->nroots++] = (uint32_t)d->depth;
+	d->st[d->depth++] = (struct dfn_frame){ f, p->items[f].nchild };
+}
+
+static void graph_dfn(const struct prof *p, struct dfn *d)
 {
 	size_t n = p->nsyms;
-	uint32_t *last = xmalloc((n + 1) * sizeof(uint32_t));
-	/* members chained from their head, in address order */
+	unsigned char *state = xcalloc(n + 1, 1); /* 0 not seen, 1 busy, 2 numbered */
+	d->head = xmalloc((n + 1) * sizeof(uint32_t));
+	d->next = xmalloc((n + 1) * sizeof(uint32_t));
+	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
+	d->top = xmalloc((n + 1) * sizeof(uint32_t));
+	d->pos = xmalloc((n + 1) * sizeof(uint32_t));
+	d->st = xmalloc((n + 1) * sizeof(*d->st));
+	d->roots = xmalloc((n + 1) * sizeof(uint32_t));
+	d->depth = d->nroots = 0;
+	uint32_t counter = 0;
 	for (size_t i = 0; i < n; i++) {
-		p->items[i].next = PROF_NONE;
-		last[i] = (uint32_t)i;
+		d->head[i] = d->tail[i] = (uint32_t)i;
+		d->next[i] = d->pos[i] = PROF_NONE;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t h = p->items[i].head;
-		if (h != i) {
-			p->items[last[h]].next = (uint32_t)i;
-			last[h] = (uint32_t)i;
+	for (size_t root = 0; root < n; root++) {
+		if (state[root])
+			continue;
+		dfn_push(d, state, (uint32_t)root, p);
+		while (d->depth > 0) {
+			struct dfn_frame *fr = &d->st[d->depth - 1];
+			if (fr->k == 0) { /* post_visit */
+				uint32_t f = fr->f;
+				if (d->head[f] == f) {
+					counter++;
+					for (uint32_t m = f; m != PROF_NONE; m = d->next[m]) {
+						state[m] = 2;
+						d->top[m] = counter;
+					}
+					d->nroots--;
+				}
+				d->pos[f] = PROF_NONE;
+				d->depth--;
+				continue;
+			}
+			const struct prof_func *pf = &p->items[fr->f];
+			uint32_t c = p->arcs[p->child_arcs[pf->child0 + --fr->k]].child;
+			if (state[c] == 2)
+				continue;
+			if (state[c] == 1)
+				dfn_cycle(d, c);
+			else
+				dfn_push(d, state, c, p);
 		}
 	}
-	free(last);
+	for (size_t i = 0; i < n; i++)
+		d->head[i] = dfn_find(d, (uint32_t)i);
+	free(state);
+	free(d->tail);
+	free(d->pos);
+	free(d->st);
+	free(d->roots);
+}
+
+/* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
+ * the search's order. */
+static uint32_t *graph_cycles(struct prof *p)
+{
+	size_t n = p->nsyms;
+	struct dfn d;
+	graph_dfn(p, &d);
+	for (size_t i = 0; i < n; i++) {
+		p->items[i].next = d.next[i];
+		p->items[i].head = d.head[i];
+	}
+	free(d.head);
+	free(d.next);
+	uint32_t *top = d.top;
 	int num = 0;
 	size_t base = p->nr; /* the first cycle header's index */
 	for (size_t i = 0; i < n; i++) {
@@ -178,18 +292,44 @@ static void graph_cycles(struct prof *p)
 		if (p->items[i].cyc == 0)
 			p->items[i].head = (uint32_t)i;
 	p->ncycles = p->nr - n;
+	return top;
 }
 
-/* gprof's propagate_time for one function (fractions are all 1: no -f/-e options). */
+/* gprof's print_time, summed in its propagate_flags order (top_order descending; the members of a
+ * cycle, which share one, in reverse address order): the same sum to the last bit. */
+static double print_time_sum(const struct prof *p, const uint32_t *top)
+{
+	size_t n = p->nsyms;
+	uint32_t *start = xcalloc(n + 2, sizeof(uint32_t)), *idx = xmalloc((n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		start[top[i]]++;
+	for (size_t t = 1; t <= n + 1; t++)
+		start[t] += start[t - 1];
+	for (size_t i = 0; i < n; i++)
+		idx[start[top[i] - 1]++] = (uint32_t)i;
+	double sum = 0.0;
+	for (size_t k = n; k-- > 0;) {
+		const struct prof_func *f = &p->items[idx[k]];
+		sum += p->measured ? f->time : f->prop_self;
+	}
+	free(start);
+	free(idx);
+	return sum;
+}
+
+/* gprof's propagate_time for one function: a child's time is shared among its callers by calls,
+ * and the part a caller's own callers see is its prop_fract (1 unless -n/-N/-E/-F say otherwise). */
 static void propagate(struct prof *p, uint32_t pi)
 {
 	struct prof_func *parent = &p->items[pi];
-	for (uint32_t k = 0; k < parent->nchild; k++) {
+	if (parent->prop_fract == 0.0)
+		return;
+	for (uint32_t k = parent->nchild; k-- > 0;) { /* gprof's list: newest arc first */
 		struct prof_arc *a = &p->arcs[p->child_arcs[parent->child0 + k]];
 		uint32_t ci = a->child;
-		if (a->count == 0 || ci == pi)
-			continue;
 		struct prof_func *child = &p->items[ci];
+		if (a->count == 0 || ci == pi || child->prop_fract == 0.0)
+			continue;
 		if (child->head != ci) {
 			if (parent->cyc == child->cyc)
 				continue;
@@ -200,12 +340,95 @@ static void propagate(struct prof *p, uint32_t pi)
 		a->time = child->time * ((double)a->count / (double)child->ncalls);
 		a->child_time = child->child_time * ((double)a->count / (double)child->ncalls);
 		double share = a->time + a->child_time;
+		double prop_share = parent->prop_fract * share;
 		parent->child_time += share;
-		parent->prop_child += share;
+		parent->prop_child += prop_share;
+		/* printed: the part the caller's own callers see */
+		a->time *= parent->prop_fract;
+		a->child_time *= parent->prop_fract;
 		if (parent->head != pi) {
 			p->items[parent->head].child_time += share;
-			p->items[parent->head].prop_child += share;
+			p->items[parent->head].prop_child += prop_share;
 		}
+	}
+}
+
+static int spec_in(const struct prof_func *f, enum symspec_table t)
+{
+	return (f->spec >> t) & 1;
+}
+
+/* gprof's inherit_flags: a function is printed when a caller is, and sees the callers' fractions
+ * weighted by their calls; a cycle's members, what calls come into the cycle from outside. */
+static void inherit_flags(struct prof *p, uint32_t ci)
+{
+	struct prof_func *child = &p->items[ci];
+	if (child->head == ci) {
+		child->print_flag = 0;
+		child->prop_fract = 0.0;
+		for (uint32_t k = child->nparent; k-- > 0;) { /* gprof's list: newest arc first */
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
+			if (a->parent == ci)
+				continue;
+			const struct prof_func *parent = &p->items[a->parent];
+			child->print_flag |= parent->print_flag;
+			if (child->ncalls != 0)
+				child->prop_fract +=
+					parent->prop_fract * ((double)a->count / (double)child->ncalls);
+		}
+		return;
+	}
+	struct prof_func *head = &p->items[child->head];
+	head->print_flag = 0;
+	head->prop_fract = 0.0;
+	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+		const struct prof_func *fm = &p->items[m];
+		for (uint32_t k = fm->nparent; k-- > 0;) {
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
+			const struct prof_func *parent = &p->items[a->parent];
+			if (parent->head == child->head)
+				continue;
+			head->print_flag |= parent->print_flag;
+			if (head->ncalls != 0)
+				head->prop_fract +=
+					parent->prop_fract * ((double)a->count / (double)head->ncalls);
+		}
+	}
+	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+		p->items[m].print_flag = head->print_flag;
+		p->items[m].prop_fract = head->prop_fract;
+	}
+}
+
+/* gprof's propagate_flags, callers before callees (order is bottom up): what the call graph
+ * prints (-q/-Q NAME, -e, -f) and whose time reaches its callers (-n/-N, -E, -F). Sets prop_self. */
+static void propagate_flags(struct prof *p, const uint32_t *order)
+{
+	int incl_graph = (p->spec_used >> SYMSPEC_INCL_GRAPH) & 1;
+	int incl_time = (p->spec_used >> SYMSPEC_INCL_TIME) & 1;
+	uint32_t old_head = PROF_NONE;
+	for (size_t k = p->nsyms; k-- > 0;) {
+		uint32_t ci = order[k];
+		struct prof_func *child = &p->items[ci];
+		if (child->head != old_head) {
+			old_head = child->head;
+			inherit_flags(p, ci);
+		}
+		if (!child->print_flag) {
+			if (spec_in(child, SYMSPEC_INCL_GRAPH) ||
+			    (!incl_graph && !spec_in(child, SYMSPEC_EXCL_GRAPH)))
+				child->print_flag = 1;
+		} else if (!spec_in(child, SYMSPEC_INCL_GRAPH) && spec_in(child, SYMSPEC_EXCL_GRAPH)) {
+			child->print_flag = 0;
+		}
+		if (child->prop_fract == 0.0) {
+			if (spec_in(child, SYMSPEC_INCL_TIME) ||
+			    (!incl_time && !spec_in(child, SYMSPEC_EXCL_TIME)))
+				child->prop_fract = 1.0;
+		} else if (!spec_in(child, SYMSPEC_INCL_TIME) && spec_in(child, SYMSPEC_EXCL_TIME)) {
+			child->prop_fract = 0.0;
+		}
+		child->prop_self = child->time * child->prop_fract;
 	}
 }
 
@@ -420,7 +643,6 @@ void graph_analyse(struct prof *p)
 	uint32_t *parent_of, *child_of = graph_lists(p, &parent_of);
 	for (size_t i = 0; i < p->nsyms; i++) {
 		struct prof_func *f = &p->items[i];
-		f->print_flag = 1;
 		f->self_calls = 0;
 		for (uint32_t k = 0; k < f->nchild; k++) {
 			const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
@@ -432,9 +654,7 @@ void graph_analyse(struct prof *p)
 	}
 	size_t nscc;
 	uint32_t *roots = graph_scc(p, child_of, &nscc);
-	graph_cycles(p);
-	for (size_t i = p->nsyms; i < p->nr; i++)
-		p->items[i].print_flag = 1;
+	uint32_t *top = graph_cycles(p);
 	/* bottom up: components complete callees first; all members of one before the next */
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	uint32_t *start = xcalloc(nscc + 2, sizeof(uint32_t));
@@ -444,9 +664,10 @@ void graph_analyse(struct prof *p)
 		start[s + 1] += start[s];
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[start[p->items[i].scc]++] = (uint32_t)i;
+	propagate_flags(p, order);
 	if (p->measured) {
 		measured_times(p, order, child_of, parent_of);
-	} else {
+	} else if (p->sampled) {
 		for (size_t i = 0; i < p->nsyms; i++) {
 			struct prof_func *f = &p->items[i];
 			f->prop_self = f->time;
@@ -455,12 +676,21 @@ void graph_analyse(struct prof *p)
 		}
 		for (size_t i = p->nsyms; i < p->nr; i++)
 			p->items[i].prop_self = p->items[i].time;
-		if (p->sampled)
-			sampled_times(p);
-		else
-			for (size_t i = 0; i < p->nsyms; i++)
-				propagate(p, order[i]);
+		sampled_times(p);
+	} else {
+		/* gprof's cycle_time: a cycle's time is its members' (in its chain's order) but those
+		 * -E left out */
+		for (size_t i = p->nsyms; i < p->nr; i++)
+			for (uint32_t m = p->items[i].next; m != PROF_NONE; m = p->items[m].next)
+				if (p->items[m].prop_fract != 0.0)
+					p->items[i].time += p->items[m].time;
+		for (size_t i = p->nsyms; i < p->nr; i++)
+			p->items[i].prop_self = p->items[i].prop_fract * p->items[i].time;
+		for (size_t i = 0; i < p->nsyms; i++)
+			propagate(p, order[i]);
 	}
+	p->print_time = print_time_sum(p, top);
+	free(top);
 	free(order);
 	free(start);
 	free(roots);

@@ -5,6 +5,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nodes.h"
 #include "out-diff.h"
@@ -14,54 +15,186 @@
 #include "print-source.h"
 #include "read.h"
 #include "samples.h"
+#include "symspec.h"
 #include "symtab.h"
 
 #define SPINPROF_VERSION "0.1"
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-pPqQbzslACJxyh] [-I DIRS] [--[no-]demangle] [--spy] [--threads] [--cutoff=PCT] [--version]\n"
-	      "                [--stopwatch[=FUNC,...]] [--trace]\n"
+	fputs("usage: spinprof [-abcDhilLsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
+	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [--[no-]demangle] [--spy]\n"
+	      "                [--threads] [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace]\n"
 	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
 	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
 	      f);
 }
 
+/* Every option, gprof's and ours: getopt's tables are built from this one, and --help prints it. */
+enum {
+	LONG_DEMANGLE = 256,
+	LONG_NO_DEMANGLE,
+	LONG_SPY,
+	LONG_THREADS,
+	LONG_CUTOFF,
+	LONG_DUMP,
+	LONG_FORMAT,
+	LONG_INLINE_FILE_NAMES,
+	LONG_DIFF,
+	LONG_STOPWATCH,
+	LONG_TRACE,
+};
+
+struct sp_opt {
+	int key;          /* the short option, or LONG_* */
+	const char *name; /* the long one, or NULL */
+	int arg;          /* no_argument, required_argument, optional_argument */
+	const char *help; /* NULL: not listed apart (the long form of the line above) */
+};
+
+static const struct sp_opt sp_opts[] = {
+	{ 'p', "flat-profile", optional_argument,
+	  "-p[SYMSPEC]      flat profile only (of SYMSPEC's functions)" },
+	{ 'P', "no-flat-profile", optional_argument,
+	  "-P[SYMSPEC]      no flat profile (SYMSPEC: flat profile without it)" },
+	{ 'q', "graph", optional_argument,
+	  "-q[SYMSPEC]      call graph only (from SYMSPEC down; FROM/TO: only those arcs)" },
+	{ 'Q', "no-graph", optional_argument,
+	  "-Q[SYMSPEC]      no call graph (SYMSPEC: call graph without it; FROM/TO: arcs)" },
+	{ 'e', NULL, required_argument, "-e SYMSPEC       leave SYMSPEC's entries out of the call graph" },
+	{ 'E', NULL, required_argument,
+	  "-E SYMSPEC       as -e, and its time out of its callers' and the total" },
+	{ 'f', NULL, required_argument, "-f SYMSPEC       call graph of SYMSPEC and what it calls only" },
+	{ 'F', NULL, required_argument,
+	  "-F SYMSPEC       as -f, and only its time in the call graph's total" },
+	{ 'n', "time", required_argument, "-n SYMSPEC       propagate only SYMSPEC's time (--time=SYMSPEC)" },
+	{ 'N', "no-time", required_argument,
+	  "-N SYMSPEC       propagate no time of SYMSPEC (--no-time=SYMSPEC)" },
+	{ 'k', NULL, required_argument, "-k FROM/TO       delete the arcs FROM -> TO, and their calls" },
+	{ 'a', "no-static", no_argument,
+	  "-a               no static functions (their time goes to the one before)" },
+	{ 'D', "ignore-non-functions", no_argument, "-D               only symbols that are functions" },
+	{ 'c', "static-call-graph", no_argument,
+	  "-c               add the calls the code makes but did not run (GNU mode)" },
+	{ 'b', "brief", no_argument, "-b               brief: no explanations" },
+	{ 'z', "display-unused-functions", no_argument,
+	  "-z               also functions never called, with no time" },
+	{ 'L', "print-path", no_argument, "-L               static functions' files with their whole path" },
+	{ 'w', "width", required_argument, "-w N             the index's width (default 80)" },
+	{ 'l', "line", no_argument,
+	  "-l               line by line: each source line a symbol (GNU; spy: the samples' lines)" },
+	{ 'A', "annotated-source", optional_argument,
+	  "-A[SYMSPEC]      annotated source (of SYMSPEC's functions' files)" },
+	{ 'J', "no-annotated-source", optional_argument,
+	  "-J[SYMSPEC]      no annotated source (SYMSPEC: annotated source without it)" },
+	{ 'C', "exec-counts", optional_argument,
+	  "-C[SYMSPEC]      execution counts (of SYMSPEC's functions)" },
+	{ 'Z', "no-exec-counts", optional_argument,
+	  "-Z[SYMSPEC]      no execution counts (SYMSPEC: execution counts without it)" },
+	{ 'x', "all-lines", no_argument, "-x               annotated source: every line counted" },
+	{ 'I', "directory-path", required_argument,
+	  "-I DIRS          where -A looks for sources, ':' between (--directory-path=DIRS)" },
+	{ 'y', "separate-files", no_argument, "-y               -A into FILE-ann files" },
+	{ 'm', "min-count", required_argument,
+	  "-m N             the annotated source shows a count below N as #####" },
+	{ 't', "table-length", required_argument,
+	  "-t N             the annotated source's top N lines (default 10)" },
+	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
+	{ 'O', "file-format", required_argument,
+	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
+	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
+	{ 'T', "traditional", no_argument, "-T               gprof's traditional (BSD) layout" },
+	{ 'r', "function-ordering", no_argument,
+	  "-r               gprof's function ordering: not implemented yet (status 2)" },
+	{ 'R', "file-ordering", required_argument,
+	  "-R MAP           gprof's file ordering: not implemented yet (status 2)" },
+	{ 'S', "external-symbol-table", required_argument,
+	  "-S FILE          gprof's symbols from a file: not implemented yet (status 2)" },
+	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
+	  "--inline-file-names  not implemented yet (status 2)" },
+	{ 's', "sum", no_argument, "-s               write the summed profile to gmon.sum" },
+	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
+	{ LONG_DEMANGLE, "demangle", optional_argument,
+	  "--demangle       demangle C++ names (default); --no-demangle keeps them" },
+	{ LONG_NO_DEMANGLE, "no-demangle", no_argument, NULL },
+	{ LONG_SPY, "spy", no_argument,
+	  "--spy            only the Spy report (printed after the call graph when there are samples)" },
+	{ LONG_THREADS, "threads", no_argument,
+	  "--threads        only the Spy report's header and threads; with --format=folded, svg,\n"
+	  "                   icicle or html: each thread as the root frame of its stacks" },
+	{ LONG_CUTOFF, "cutoff", required_argument,
+	  "--cutoff=PCT     the Spy report hides what weighs less than PCT % (default 1);\n"
+	  "                   --format=dot too (default 0.5 % functions, 0.1 % arcs)" },
+	{ LONG_STOPWATCH, "stopwatch", optional_argument,
+	  "--stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
+	  "                   log2 histogram of each function's outermost calls (mode time)" },
+	{ LONG_TRACE, "trace", no_argument,
+	  "--trace          only the traces (SPYRT_TRACE's calls), in time order across threads" },
+	{ LONG_FORMAT, "format", required_argument,
+	  "--format=NAME    write the profile in format NAME instead of the text report:" },
+	{ LONG_DUMP, "dump", no_argument,
+	  "--dump           no report: every record of each spy profile as text, one fact a line\n"
+	  "                   (docs/FORMAT.md, \"Text dump\"); only -o goes with it" },
+	{ LONG_DIFF, "diff", no_argument,
+	  "--diff OLD NEW   compare two runs function by function (matched by name): OLD and NEW\n"
+	  "                   are each a spy profile, or a gcc -pg program followed by its gmon.out" },
+	{ 'h', "help", no_argument, "-h, --help       this help" },
+	{ 'v', "version", no_argument, "-v, --version    the version" },
+	{ 0, NULL, 0, NULL },
+};
+
 static void help(void)
 {
 	usage(stdout);
 	fputs("\nA spy profile (or several, summed) needs nothing else; an ELF first operand means\n"
-	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n\n"
-	      "  -p             flat profile only          -P   no flat profile\n"
-	      "  -q             call graph only            -Q   no call graph\n"
-	      "  -b             brief: no explanations     -z   also functions never called, with no time\n"
-	      "  --demangle     demangle C++ names (default); --no-demangle keeps them\n"
-	      "  -o FILE        write the report to FILE\n"
-	      "  -s             write the summed profile to gmon.sum\n"
-	      "  -l, --line     GNU mode: line-by-line profile (each source line a symbol, as gprof -l)\n"
-	      "  -A             GNU mode: annotated source (--annotated-source; -J, --no-annotated-source)\n"
-	      "  -C             GNU mode: execution counts (--exec-count)\n"
-	      "  -I DIRS        where -A looks for sources, ':' between (--directory-path=DIRS)\n"
-	      "  -y             -A into FILE-ann files (--separate-files); -x, --all-lines\n"
-	      "  --spy          only the Spy report (printed after the call graph when there are samples)\n"
-	      "  --threads      only the Spy report's header and threads; with --format=folded, svg,\n"
-	      "                 icicle or html: each thread as the root frame of its stacks\n"
-	      "  --cutoff=PCT   the Spy report hides what weighs less than PCT % (default 1);\n"
-	      "                 --format=dot too (default 0.5 % functions, 0.1 % arcs)\n"
-	      "  --stopwatch[=FUNC,...]  only the stopwatch: count, min, avg, max, stddev and\n"
-	      "                 log2 histogram of each function's outermost calls (mode time)\n"
-	      "  --trace        only the traces (SPYRT_TRACE's calls), in time order across threads\n"
-	      "  --format=NAME  write the profile in format NAME instead of the text report:\n",
+	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n"
+	      "No operands: ./gmon.out, a spy profile, or a.out and a gcc -pg gmon.out.\n"
+	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's.\n\n",
 	      stdout);
-	for (const struct out_format *fm = out_formats; fm->name; fm++)
-		fprintf(stdout, "                 %-10s %s\n", fm->name, fm->help);
-	fputs("  --dump         no report: every record of each spy profile as text, one fact a line\n"
-	      "                 (docs/FORMAT.md, \"Text dump\"); only -o goes with it\n"
-	      "  --diff OLD NEW compare two runs function by function (matched by name): OLD and NEW\n"
-	      "                 are each a spy profile, or a gcc -pg program followed by its gmon.out\n"
-	      "  -h, --help     this help                  --version  the version\n",
-	      stdout);
+	for (const struct sp_opt *op = sp_opts; op->key; op++) {
+		if (!op->help)
+			continue;
+		fprintf(stdout, "  %s\n", op->help);
+		if (op->key == LONG_FORMAT)
+			for (const struct out_format *fm = out_formats; fm->name; fm++)
+				fprintf(stdout, "                   %-10s %s\n", fm->name, fm->help);
+	}
+}
+
+/* A number option's value: a decimal from lo up, or one line and -1. */
+static long num_arg(const char *opt, const char *arg, long lo)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (!arg[0] || *end || v < lo || v > 1000000000L) {
+		fprintf(stderr, "spinprof: %s %s: not a number from %ld\n", opt, arg, lo);
+		return -1;
+	}
+	return v;
+}
+
+/* The first 8 bytes of path: "gmon" and glibc's version 1 (gnu_gmon), or spy's (spy_gmon). */
+static int gmon_version_is(const char *path, uint32_t version)
+{
+	unsigned char b[8];
+	char err[128];
+	int fd = gmon_open_regular(path, err, sizeof(err)); /* no FIFO or device is read */
+	int ok = fd >= 0 && pread(fd, b, 8, 0) == 8 && memcmp(b, "gmon", 4) == 0 &&
+		 (uint32_t)(b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24) == version;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static int gnu_gmon(const char *path)
+{
+	return gmon_version_is(path, GMON_GNU_VERSION);
+}
+
+static int spy_gmon(const char *path)
+{
+	return gmon_version_is(path, GMON_SPY_VERSION);
 }
 
 /* Close the report's stream (out, or standard output) after it was written with result rc: the exit
@@ -102,7 +235,7 @@ static int diff_read(struct df_run *run, char **ops, int nops, int *i, const str
 }
 
 /* spinprof --diff OLD NEW: each a spy profile or PROG gmon.out. */
-static int diff_main(char **ops, int nops, const char *out, struct read_opts *o, unsigned flags)
+static int diff_main(char **ops, int nops, const char *out, struct read_opts *o, const struct print_opts *po)
 {
 	struct prof p[2];
 	struct df_run run[2] = { { &p[0], NULL, NULL }, { &p[1], NULL, NULL } };
@@ -133,124 +266,168 @@ static int diff_main(char **ops, int nops, const char *out, struct read_opts *o,
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = diff_write(f, &run[0], &run[1], flags);
+		rc = diff_write(f, &run[0], &run[1], po->flags);
 	for (int k = 0; k < nread; k++)
 		prof_release(&p[k]);
 	return finish_output(f, out, rc);
 }
 
+/* gprof's output styles: -p/-q (and their SYMSPEC forms) choose, -P/-Q without one take away */
+enum style {
+	STYLE_FLAT = 1u << 0,
+	STYLE_GRAPH = 1u << 1,
+	STYLE_INFO = 1u << 2,
+	STYLE_ANNO = 1u << 3,
+	STYLE_EXEC = 1u << 4,
+};
+
 int main(int argc, char **argv)
 {
-	enum {
-		OPT_DEMANGLE = 256,
-		OPT_NO_DEMANGLE,
-		OPT_VERSION,
-		OPT_SPY,
-		OPT_THREADS,
-		OPT_CUTOFF,
-		OPT_DUMP,
-		OPT_FORMAT,
-		OPT_DIFF,
-		OPT_STOPWATCH,
-		OPT_TRACE
-	};
-	static const struct option longopts[] = {
-		{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "brief", no_argument, NULL, 'b' },
-		{ "spy", no_argument, NULL, OPT_SPY },
-		{ "threads", no_argument, NULL, OPT_THREADS },
-		{ "cutoff", required_argument, NULL, OPT_CUTOFF },
-		{ "dump", no_argument, NULL, OPT_DUMP },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "diff", no_argument, NULL, OPT_DIFF },
-		{ "line", no_argument, NULL, 'l' },
-		{ "annotated-source", optional_argument, NULL, 'A' },
-		{ "no-annotated-source", no_argument, NULL, 'J' },
-		{ "exec-count", optional_argument, NULL, 'C' },
-		{ "all-lines", no_argument, NULL, 'x' },
-		{ "directory-path", required_argument, NULL, 'I' },
-		{ "separate-files", no_argument, NULL, 'y' },
-		{ "stopwatch", optional_argument, NULL, OPT_STOPWATCH },
-		{ "trace", no_argument, NULL, OPT_TRACE },
-		{ NULL, 0, NULL, 0 },
-	};
-	int only_flat = 0, no_flat = 0, only_graph = 0, no_graph = 0, sum = 0, dump = 0, diff = 0, c;
+	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
+	char shortopts[3 * sizeof(sp_opts) / sizeof(sp_opts[0]) + 1], *sq = shortopts;
+	size_t nl = 0;
+	for (const struct sp_opt *op = sp_opts; op->key; op++) {
+		if (op->name)
+			longopts[nl++] = (struct option){ op->name, op->arg, NULL, op->key };
+		if (op->key < 256) {
+			*sq++ = (char)op->key;
+			for (int k = 0; k < op->arg; k++)
+				*sq++ = ':';
+		}
+	}
+	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
+	*sq = '\0';
+	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
+	int sum = 0, dump = 0, diff = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	char not_diff[32] = "";   /* the last option --diff does not take */
-	unsigned flags = 0;
+	struct print_opts po = { 0, 80 };
 	const char *out = NULL;
-	struct read_opts o = { 1, NULL, 0, 0 };
-	int annotate = 0, no_annotate = 0, exec_count = 0; /* -A, -J, -C */
-	struct source_opts srco = { NULL, 0, 0, 0, 0 };
+	struct read_opts o = { .demangle = 1 };
+	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
+	struct symspecs specs = { 0 };
+	struct source_opts srco = { NULL, 0, 0, 0, 0, 10, 1 };
 	static const char *src_dirs[256]; /* -I's directories, in argv's strings */
 	size_t nsrc_dirs = 0;
-	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
 	const struct out_format *format = NULL; /* NULL: the text report */
 	int cutoff_given = 0, stopwatch = 0, trace = 0;
 	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
 	char *end;
 	opterr = 0;
 	int li;
-	while ((c = getopt_long(argc, argv, "pPqQbzso:hlA::JC::xI:y", longopts, &li)) != -1) {
-		if (c != 'o' && c != 'h' && c != OPT_VERSION && c != OPT_DUMP && c != OPT_FORMAT &&
-		    c != OPT_DIFF && c != '?') {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
+		if (c != 'o' && c != 'h' && c != 'v' && c != LONG_DUMP && c != LONG_FORMAT &&
+		    c != LONG_DIFF && c != '?') {
 			if (c < 256)
 				snprintf(report_opt, sizeof(report_opt), "-%c", c);
 			else
 				snprintf(report_opt, sizeof(report_opt), "--%s", longopts[li].name);
-			if (c != 'z' && c != OPT_DEMANGLE && c != OPT_NO_DEMANGLE)
+			if (c != 'z' && c != LONG_DEMANGLE && c != LONG_NO_DEMANGLE)
 				snprintf(not_diff, sizeof(not_diff), "%s", report_opt);
 		}
-		if (c == OPT_FORMAT || c == OPT_DUMP)
+		if (c == LONG_FORMAT || c == LONG_DUMP)
 			snprintf(not_diff, sizeof(not_diff), "--%s", longopts[li].name);
 		switch (c) {
 		case 'p':
-			only_flat = 1;
+			if (optarg)
+				symspecs_add(&specs, optarg, SYMSPEC_INCL_FLAT);
+			user_style |= STYLE_FLAT;
 			break;
 		case 'P':
-			no_flat = 1;
+			if (optarg) {
+				symspecs_add(&specs, optarg, SYMSPEC_EXCL_FLAT);
+				user_style |= STYLE_FLAT;
+			} else {
+				style &= ~STYLE_FLAT;
+				user_style &= ~STYLE_FLAT;
+			}
 			break;
 		case 'q':
-			only_graph = 1;
-			break;
 		case 'Q':
-			no_graph = 1;
+			if (optarg) {
+				int arcs = strchr(optarg, '/') != NULL;
+				symspecs_add(&specs, optarg,
+					     c == 'q' ? (arcs ? SYMSPEC_INCL_ARCS : SYMSPEC_INCL_GRAPH) :
+							(arcs ? SYMSPEC_EXCL_ARCS : SYMSPEC_EXCL_GRAPH));
+				user_style |= STYLE_GRAPH;
+			} else if (c == 'q') {
+				user_style |= STYLE_GRAPH;
+			} else {
+				style &= ~STYLE_GRAPH;
+				user_style &= ~STYLE_GRAPH;
+			}
+			break;
+		case 'e':
+		case 'E':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_GRAPH);
+			if (c == 'E')
+				symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+			break;
+		case 'f':
+		case 'F':
+			symspecs_add(&specs, optarg, SYMSPEC_INCL_GRAPH);
+			if (c == 'F')
+				symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+			break;
+		case 'n':
+			symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+			break;
+		case 'N':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+			break;
+		case 'k':
+			symspecs_add(&specs, optarg, SYMSPEC_EXCL_ARCS);
+			break;
+		case 'a':
+			o.no_static = 1;
+			break;
+		case 'D':
+			o.only_funcs = 1;
+			break;
+		case 'c':
+			o.static_calls = 1;
 			break;
 		case 'b':
-			flags |= PRINT_BRIEF;
+			po.flags |= PRINT_BRIEF;
 			break;
 		case 'z':
-			flags |= PRINT_ZEROS;
+			po.flags |= PRINT_ZEROS;
 			break;
-		case 's':
-			sum = 1;
+		case 'L':
+			po.flags |= PRINT_FULL_PATH;
 			break;
-		case 'l': /* -l, --line: line-by-line profile (GNU mode) */
+		case 'l':
 			o.lines = 1;
 			break;
-		case 'A': /* -A, --annotated-source: gprof's annotated source (GNU mode) */
-		case 'C': /* -C, --exec-count: gprof's execution counts (GNU mode) */
+		case 'A':
+		case 'C':
+			if (optarg)
+				symspecs_add(&specs, optarg,
+					     c == 'A' ? SYMSPEC_INCL_ANNO : SYMSPEC_INCL_EXEC);
+			style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			user_style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			break;
+		case 'J':
+		case 'Z': {
+			unsigned st = c == 'J' ? STYLE_ANNO : STYLE_EXEC;
 			if (optarg) {
-				fprintf(stderr, "spinprof: -%c%s: symspecs are not supported with -%c\n", c,
-					optarg, c);
-				return 2;
+				symspecs_add(&specs, optarg,
+					     c == 'J' ? SYMSPEC_EXCL_ANNO : SYMSPEC_EXCL_EXEC);
+				style |= st;
+				user_style |= st;
+			} else {
+				style &= ~st;
+				user_style &= ~st;
 			}
-			*(c == 'A' ? &annotate : &exec_count) = 1;
 			break;
-		case 'J': /* -J, --no-annotated-source */
-			annotate = 0;
-			no_annotate = 1;
-			break;
-		case 'x': /* -x, --all-lines: with -A */
+		}
+		case 'x':
 			srco.all_lines = 1;
 			break;
-		case 'y': /* -y, --separate-files: -A into FILE-ann */
+		case 'y':
 			srco.separate = 1;
 			break;
-		case 'I': /* -I, --directory-path=DIRS: where -A looks for sources (':' between) */
+		case 'I':
 			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":")) {
 				if (nsrc_dirs == sizeof(src_dirs) / sizeof(src_dirs[0])) {
 					fputs("spinprof: -I: more than 256 directories\n", stderr);
@@ -259,25 +436,69 @@ int main(int argc, char **argv)
 				src_dirs[nsrc_dirs++] = d;
 			}
 			break;
+		case 'w':
+		case 'm':
+		case 't': {
+			char name[4] = { '-', (char)c, 0, 0 };
+			long v = num_arg(name, optarg, c == 't' ? 1 : 0);
+			if (v < 0)
+				return 2;
+			if (c == 'w')
+				po.width = (int)v;
+			else if (c == 't')
+				srco.table_len = (int)v;
+			else
+				srco.min_count = v;
+			break;
+		}
+		case 'd':
+			/* -d prints no debugging */
+			break;
+		case 'O':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
+				fprintf(stderr,
+					"spinprof: -O %s: not a profile format spinprof reads (auto, magic)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			po.flags |= PRINT_BSD;
+			break;
+		case 'r':
+		case 'R':
+		case 'S':
+		case LONG_INLINE_FILE_NAMES:
+			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
+			fprintf(stderr, "spinprof: %s%s: not implemented yet\n", c < 256 ? "-" : "--",
+				c < 256 ? (char[]){ (char)c, 0 } : "inline-file-names");
+			return 2;
+		case 'i':
+			user_style |= STYLE_INFO;
+			o.file_info = 1;
+			break;
+		case 's':
+			sum = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'h':
 			help();
 			return 0;
-		case OPT_DEMANGLE:
+		case LONG_DEMANGLE:
 			o.demangle = 1;
 			break;
-		case OPT_NO_DEMANGLE:
+		case LONG_NO_DEMANGLE:
 			o.demangle = 0;
 			break;
-		case OPT_SPY:
+		case LONG_SPY:
 			so.sections |= SPY_ALL;
 			break;
-		case OPT_THREADS:
+		case LONG_THREADS:
 			so.sections |= SPY_HEADER | SPY_THREADS;
 			break;
-		case OPT_CUTOFF:
+		case LONG_CUTOFF:
 			/* plain decimals only: strtod would also take blanks, signs, hex, inf and nan */
 			so.cutoff = strtod(optarg, &end);
 			if (!optarg[0] || strspn(optarg, "0123456789.") != strlen(optarg) || *end ||
@@ -288,7 +509,7 @@ int main(int argc, char **argv)
 			}
 			cutoff_given = 1;
 			break;
-		case OPT_FORMAT:
+		case LONG_FORMAT:
 			if (!strcmp(optarg, "text")) {
 				format = NULL;
 				break;
@@ -302,20 +523,20 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case OPT_STOPWATCH:
+		case LONG_STOPWATCH:
 			stopwatch = 1;
 			watch_funcs = optarg && optarg[0] ? optarg : NULL;
 			break;
-		case OPT_TRACE:
+		case LONG_TRACE:
 			trace = 1;
 			break;
-		case OPT_DUMP:
+		case LONG_DUMP:
 			dump = 1;
 			break;
-		case OPT_DIFF:
+		case LONG_DIFF:
 			diff = 1;
 			break;
-		case OPT_VERSION:
+		case 'v':
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
 			return 0;
 		default:
@@ -323,35 +544,39 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	int show_flat = 1, show_graph = 1;
-	if (no_annotate)
-		annotate = 0;
-	if ((annotate || exec_count) && !only_flat && !only_graph)
-		show_flat = show_graph = 0; /* as gprof: the outputs asked for, only */
+	if (user_style)
+		style = user_style;
+	if (po.flags & PRINT_BSD)
+		o.demangle = 0; /* gprof's BSD layout prints the symbol table's names */
+	/* gprof's default_excluded_list: the profiler's own functions, in every listing */
+	static const char *const excluded[] = { "_gprof_mcount",     "mcount",     "_mcount", "__mcount",
+						"__mcount_internal", "__mcleanup", NULL };
+	for (const char *const *x = excluded; *x; x++) {
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_TIME);
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_GRAPH);
+		symspecs_add(&specs, *x, SYMSPEC_EXCL_FLAT);
+	}
+	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
+	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
+	int annotate = (style & STYLE_ANNO) != 0, exec_count = (style & STYLE_EXEC) != 0;
+	o.need_source = symspecs_need_source(&specs);
 	o.sources = annotate || exec_count;
 	srco.dirs = src_dirs;
 	srco.ndirs = nsrc_dirs;
-	srco.zeros = (flags & PRINT_ZEROS) != 0;
-	if (only_flat || only_graph) {
-		show_flat = only_flat;
-		show_graph = only_graph;
-	}
-	if (no_flat)
-		show_flat = 0;
-	if (no_graph)
-		show_graph = 0;
+	srco.zeros = (po.flags & PRINT_ZEROS) != 0;
 	if (sum)
 		o.sum_path = "gmon.sum";
 	char **ops = argv + optind;
 	int nops = argc - optind;
 	static char *dflt[] = { "gmon.out" };
 	if (diff) {
+		symspecs_release(&specs);
 		if (not_diff[0]) {
 			fprintf(stderr, "spinprof: --diff compares two runs: %s does not go with it\n",
 				not_diff);
 			return 2;
 		}
-		return diff_main(ops, nops, out, &o, flags);
+		return diff_main(ops, nops, out, &o, &po);
 	}
 	if (dump) {
 		if (format) {
@@ -375,19 +600,47 @@ int main(int argc, char **argv)
 	struct prof p;
 	prof_init(&p);
 	int rc;
+	/* gprof's operands: PROG (default a.out) and its gmon.out files (default gmon.out); a spy
+	 * profile needs no program, and with one it must be the program that ran */
+	char *prog = NULL, **profs = ops;
+	int nprofs = nops;
 	if (nops > 0 && symtab_is_elf(ops[0])) {
+		prog = ops[0];
+		profs = ops + 1;
+		nprofs = nops - 1;
+	}
+	if (nprofs == 0) {
+		profs = dflt;
+		nprofs = 1;
+	}
+	static char aout[] = "a.out";
+	if (!prog && nops == 0 && gnu_gmon(profs[0]))
+		prog = aout;
+	if (prog && !gnu_gmon(profs[0]) && spy_gmon(profs[0])) {
+		o.prog = prog;
+		prog = NULL;
+	}
+	if (prog) {
 		if (sum)
 			fputs("spinprof: -s writes spy profiles; ignored in GNU mode\n", stderr);
 		o.sum_path = NULL;
-		rc = nops > 1 ? read_gnu(&p, ops[0], ops + 1, nops - 1, &o) :
-				read_gnu(&p, ops[0], dflt, 1, &o);
+		rc = read_gnu(&p, prog, profs, nprofs, &o);
 	} else {
-		rc = nops > 0 ? read_spy(&p, ops, nops, &o) : read_spy(&p, dflt, 1, &o);
+		rc = read_spy(&p, profs, nprofs, &o);
+	}
+	if (rc == 0 && style == STYLE_INFO) {
+		/* -i alone: what the files hold, nothing more */
+		prof_release(&p);
+		symspecs_release(&specs);
+		return finish_output(stdout, NULL, 0);
 	}
 	if (rc < 0) {
 		prof_release(&p);
+		symspecs_release(&specs);
 		return 2;
 	}
+	symspecs_apply(&specs, &p);
+	symspecs_release(&specs);
 	graph_analyse(&p);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {
@@ -398,17 +651,17 @@ int main(int argc, char **argv)
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	int first = 1;
-	so.brief = (flags & PRINT_BRIEF) != 0;
+	int first = !o.file_info; /* -i printed first: a form feed before the next */
+	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
-	so.what = nops > 0 ? ops[nops > 1 && p.kind == PROF_GNU ? 1 : 0] : dflt[0];
+	so.what = profs[0];
 	if (trace && !format) {
 		rc = print_trace(f, &p, so.what);
 	} else if (stopwatch && !format) {
 		rc = print_stopwatch(f, &p, watch_funcs, so.what);
 	} else if (format) {
 		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
-				       cutoff_given, flags,      (so.sections & SPY_THREADS) != 0 };
+				       cutoff_given, po.flags,   (so.sections & SPY_THREADS) != 0 };
 		rc = format->write(f, &p, &oo);
 	} else if (o.lines && p.kind == PROF_SPY) {
 		/* -l: the samples' lines (the call graph stays the functions') */
@@ -425,14 +678,18 @@ int main(int argc, char **argv)
 	} else {
 		if (p.kind == PROF_SPY && !only_flat && !only_graph && (show_flat || show_graph))
 			print_header(f, &p);
+		int bsd = (po.flags & PRINT_BSD) != 0; /* gprof's BSD order: call graph, flat profile */
+		if (show_graph && bsd)
+			print_graph(f, &p, &po, &first);
 		if (show_flat)
-			print_flat(f, &p, flags, &first);
+			print_flat(f, &p, &po, &first);
 		if (show_graph) {
-			print_graph(f, &p, flags, &first);
-			print_index(f, &p, flags);
+			if (!bsd)
+				print_graph(f, &p, &po, &first);
+			print_index(f, &p, &po);
 		}
 		if (exec_count)
-			print_exec_counts(f, &p, (flags & PRINT_ZEROS) != 0, &first);
+			print_exec_counts(f, &p, (po.flags & PRINT_ZEROS) != 0, &first);
 		if (annotate)
 			print_source(f, &p, &srco, &first);
 		if (!only_flat && !only_graph && !annotate && !exec_count)
@@ -441,7 +698,7 @@ int main(int argc, char **argv)
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}
-		if (!only_flat && !only_graph)
+		if (!only_flat && !only_graph && !annotate && !exec_count)
 			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);

@@ -9,6 +9,7 @@
 #include "fmt.h"
 #include "prof.h"
 #include "spy-abi.h"
+#include "symspec.h"
 
 /* What the columns mean, in our words: printed after each listing unless -b, where a gprof user
  * expects an explanation. */
@@ -207,9 +208,10 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	*accum += s->time;
 	ob_room(o);
 	char *q = o->q;
-	q = fmt_f(q, total > 0.0 ? 100 * s->time / total : 0.0, 6, 2);
+	int bsd = (flags & PRINT_BSD) != 0;
+	q = fmt_f(q, total > 0.0 ? 100 * s->time / total : 0.0, bsd ? 5 : 6, bsd ? 1 : 2);
 	*q++ = ' ';
-	q = fmt_f(q, *accum / p->hz, 9, 2);
+	q = fmt_f(q, *accum / p->hz, bsd ? 10 : 9, 2);
 	*q++ = ' ';
 	q = fmt_f(q, s->time / p->hz, 8, 2);
 	if (s->ncalls != 0) {
@@ -230,11 +232,27 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	o->q = q;
 	ob_puts(o, s->name);
 	ob_room(o);
+	if (bsd) { /* gprof's print_name: the cycle and the call graph's index too */
+		q = o->q;
+		if (s->cyc > 0) {
+			memcpy(q, " <cycle ", 8);
+			q = fmt_u(q + 8, (uint64_t)s->cyc, 0);
+			*q++ = '>';
+		}
+		if (s->index != 0) {
+			*q++ = ' ';
+			*q++ = s->print_flag ? '[' : '(';
+			q = fmt_u(q, s->index, 0);
+			*q++ = s->print_flag ? ']' : ')';
+		}
+		o->q = q;
+	}
 	*o->q++ = '\n';
 }
 
-void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
+void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
+	unsigned flags = po->flags;
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[i] = (uint32_t)i;
@@ -256,7 +274,9 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 				top_time = t;
 		}
 	}
-	if (top_time > 0.0) {
+	if (flags & PRINT_BSD) {
+		log_scale = 5; /* gprof's BSD layout: milliseconds */
+	} else if (top_time > 0.0) {
 		top_time /= p->hz;
 		for (log_scale = 0; log_scale < sizeof(si_tab) / sizeof(si_tab[0]); log_scale++) {
 			double v = si_tab[log_scale].scale * top_time;
@@ -269,11 +289,31 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	if (!*first)
 		fputs("\f\n", f);
 	*first = 0;
-	fputs("Flat profile:\n", f);
+	if (!(flags & PRINT_BSD)) {
+		fputs("Flat profile:\n", f);
+	} else if (!(flags & PRINT_BRIEF)) { /* gprof's BSD layout explains first */
+		fputs("\n\n\nflat profile:\n", f);
+		fputs(flat_blurb, f);
+		if (p->offcpu)
+			fputs(flat_off_blurb, f);
+	}
 	char unit[64];
 	snprintf(unit, sizeof(unit), "%cs/call", si_tab[log_scale].prefix);
-	fprintf(f, "\nEach sample counts as %g seconds.\n", 1.0 / p->hz);
 	double total = p->total_time;
+	if (!(flags & PRINT_BSD))
+		fprintf(f, "\nEach sample counts as %g seconds.\n", 1.0 / p->hz);
+	if (p->kind == PROF_SPY && (p->spec_used & (1u << SYMSPEC_INCL_FLAT | 1u << SYMSPEC_EXCL_FLAT))) {
+		/* gprof's total leaves out the time of the functions not listed */
+		total = 0.0;
+		for (size_t i = 0; i < p->nsyms; i++)
+			if (symspecs_in_flat(p, &p->items[i]))
+				total += p->items[i].time;
+	}
+	if (flags & PRINT_BSD) {
+		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s)", p->granularity);
+		if (total > 0.0)
+			fprintf(f, " for %.2f%% of %.2f seconds\n\n", 100.0 / total, total / p->hz);
+	}
 	if (total <= 0.0) {
 		fputs(" no time accumulated\n\n", f);
 		total = 1.0;
@@ -293,10 +333,11 @@ void print_flat(FILE *f, struct prof *p, unsigned flags, int *first)
 	struct obuf o;
 	ob_open(&o, f);
 	for (size_t i = 0; i < p->nsyms; i++)
-		flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
+		if (symspecs_in_flat(p, &p->items[order[i]]))
+			flat_line(&o, p, &p->items[order[i]], si_tab[log_scale].scale, total, &accum, flags);
 	ob_close(&o);
 	free(order);
-	if (!(flags & PRINT_BRIEF)) {
+	if (!(flags & PRINT_BRIEF) && !(flags & PRINT_BSD)) {
 		fputs(flat_blurb, f);
 		if (p->offcpu)
 			fputs(flat_off_blurb, f);
@@ -317,6 +358,7 @@ struct gfn {
 struct glab {
 	struct gfn *fn;
 	char *lab;
+	int cw; /* the children column's width: 7, or 11 in gprof's BSD layout (-T) */
 };
 
 /* gprof's print_name for every function. */
@@ -425,8 +467,8 @@ static struct gent *sorted_arcs(const struct prof *p, const struct glab *g, cons
 	return e;
 }
 
-/* gprof's sort_members (t: total time, c: calls and self calls): both decreasing, ties in address
- * order. */
+/* gprof's sort_members (t: total time, c: calls and self calls): both decreasing, ties in the
+ * cycle's chain order (addr holds the place), as its insertion sort leaves them. */
 static int cmp_member(const void *a, const void *b, void *keys)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -435,24 +477,24 @@ static int cmp_member(const void *a, const void *b, void *keys)
 		return l->t > r->t ? -1 : 1;
 	if (l->c != r->c)
 		return l->c > r->c ? -1 : 1;
-	return (x > y) - (x < y);
+	return (l->addr > r->addr) - (l->addr < r->addr);
 }
 
 /* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz, const double *off)
+		     double hz, const double *off, int cw)
 {
 	ob_room(o);
 	char *q = o->q;
 	if (e->cls < 2) {
-		q = fmt_spaces(q, 29);
+		q = fmt_spaces(q, 22 + cw);
 		q = fmt_u(q, a->count, 7);
 		q = fmt_spaces(q, 13);
 	} else {
 		q = fmt_spaces(q, 13);
 		q = fmt_f(q, a->time / hz, 7, 2);
 		*q++ = ' ';
-		q = fmt_f(q, a->child_time / hz, 7, 2);
+		q = fmt_f(q, a->child_time / hz, cw, 2);
 		*q++ = ' ';
 		q = fmt_u(q, a->count, 7);
 		*q++ = '/';
@@ -483,7 +525,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		*q++ = ' ';
 		q = fmt_f(q, s->prop_self / hz, 7, 2);
 		*q++ = ' ';
-		q = fmt_f(q, s->prop_child / hz, 7, 2);
+		q = fmt_f(q, s->prop_child / hz, g->cw, 2);
 		*q++ = ' ';
 		q = fmt_u(q, s->ncalls, 7);
 		if (s->self_calls != 0) {
@@ -516,8 +558,9 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];
+			/* addr: the member's place in the cycle's chain, gprof's order on ties */
 			keys[mem[k]] = (struct fkey){ fm->prop_self + fm->prop_child,
-						      fm->ncalls + fm->self_calls, fm->name, fm->addr };
+						      fm->ncalls + fm->self_calls, fm->name, k };
 		}
 		qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
 		free(keys);
@@ -527,7 +570,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			q = fmt_spaces(o->q, 13);
 			q = fmt_f(q, fm->prop_self / hz, 7, 2);
 			*q++ = ' ';
-			q = fmt_f(q, fm->prop_child / hz, 7, 2);
+			q = fmt_f(q, fm->prop_child / hz, g->cw, 2);
 			*q++ = ' ';
 			q = fmt_u(q, fm->ncalls, 7);
 			if (fm->self_calls != 0) {
@@ -546,14 +589,14 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	if (s->nparent == 0 && p->no_arcs) {
 		/* mode count: not spontaneous, its callers were not recorded */
 	} else if (s->nparent == 0) {
-		o->q = fmt_spaces(o->q, p->offcpu ? 53 : 44);
+		o->q = fmt_spaces(o->q, (p->offcpu ? 46 : 37) + g->cw);
 		ob_puts(o, "     <spontaneous>\n");
 	} else {
 		const struct gent *e =
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off, g->cw);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -564,7 +607,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	*q++ = ' ';
 	q = fmt_f(q, s->prop_self / hz, 7, 2);
 	*q++ = ' ';
-	q = fmt_f(q, s->prop_child / hz, 7, 2);
+	q = fmt_f(q, s->prop_child / hz, g->cw, 2);
 	if (s->ncalls + s->self_calls != 0) {
 		*q++ = ' ';
 		q = fmt_u(q, s->ncalls, 7);
@@ -586,7 +629,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off, g->cw);
 		put_label(o, g, e[k].other);
 	}
 }
@@ -645,11 +688,15 @@ static void graph_range(struct obuf *o, const struct prof *p, const struct glab 
 		const struct prof_func *s = &p->items[p->time_order[i]];
 		if ((!(flags & PRINT_ZEROS) && s->ncalls == 0 && s->self_calls == 0 && s->prop_self == 0 &&
 		     s->prop_child == 0) ||
-		    !s->print_flag || (p->lines && s->name && !s->is_func)) /* gprof -l: functions only */
+		    !s->print_flag ||
+		    (p->lines && (!s->is_func || !s->name))) /* gprof -l: functions only, no cycle */
 			continue;
 		graph_prefetch(p, g, i);
 		graph_entry(o, p, g, s, print_time, &buf, &bufsz);
-		ob_put(o, "-----------------------------------------------\n", 48);
+		if (flags & PRINT_BSD)
+			ob_put(o, "\n-----------------------------------------------\n\n", 50);
+		else
+			ob_put(o, "-----------------------------------------------\n", 48);
 	}
 	free(buf);
 }
@@ -741,16 +788,23 @@ static void graph_all(struct obuf *o, const struct prof *p, const struct glab *g
 	pthread_cond_destroy(&w.cv);
 }
 
-void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
+void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
+	unsigned flags = po->flags;
+	int bsd = (flags & PRINT_BSD) != 0;
+	if (bsd && !(flags & PRINT_BRIEF)) { /* gprof's BSD layout explains first */
+		fputs(graph_blurb, f);
+		if (p->offcpu)
+			fputs(graph_off_blurb, f);
+	}
 	if (!*first)
 		fputs("\f\n", f);
 	*first = 0;
-	fputs(flags & PRINT_BRIEF ? "\t\t\tCall graph\n\n" : "\t\t     Call graph (explanation follows)\n\n",
-	      f);
-	double print_time = 0.0;
-	for (size_t i = 0; i < p->nsyms; i++)
-		print_time += p->items[i].time;
+	if (!bsd)
+		fputs(flags & PRINT_BRIEF ? "\t\t\tCall graph\n\n" :
+					    "\t\t     Call graph (explanation follows)\n\n",
+		      f);
+	double print_time = p->print_time;
 	/* gprof's line says what one sample is worth; a spy profile has no samples to weigh: it says
 	 * what its unit is and how much time there is, or that its mode measures none */
 	if (p->kind == PROF_SPY && p->measured)
@@ -777,18 +831,27 @@ void print_graph(FILE *f, struct prof *p, unsigned flags, int *first)
 			p->granularity);
 	if (print_time <= 0.0)
 		print_time = 1.0;
-	fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
-			  "index % time    self  children    called     name\n",
-	      f);
+	if (bsd)
+		fprintf(f,
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n"
+			"%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n"
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n\n",
+			"", "", "", "", "called", "total", "parents", "index", "%time", "self", "descendants",
+			"called", "self", "name", "index", "", "", "", "", "called", "total", "children");
+	else
+		fputs(p->offcpu ? "index % time    self  children    called     off cpu  name\n" :
+				  "index % time    self  children    called     name\n",
+		      f);
 	struct glab g;
 	graph_labels(p, &g);
+	g.cw = bsd ? 11 : 7;
 	struct obuf o;
 	ob_open(&o, f);
 	graph_all(&o, p, &g, flags, print_time);
 	ob_close(&o);
 	free(g.fn);
 	free(g.lab);
-	if (!(flags & PRINT_BRIEF)) {
+	if (!bsd && !(flags & PRINT_BRIEF)) {
 		fputs(graph_blurb, f);
 		if (p->offcpu)
 			fputs(graph_off_blurb, f);
@@ -803,9 +866,10 @@ static int cmp_name(const void *a, const void *b)
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
 
-void print_index(FILE *f, struct prof *p, unsigned flags)
+void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 {
-	int column_width = (80 - 1) / 3;
+	unsigned flags = po->flags;
+	int column_width = (po->width - 1) / 3;
 	uint32_t *names = xmalloc((p->nr + 1) * sizeof(uint32_t));
 	size_t nnames = 0;
 	for (size_t i = 0; i < p->nsyms; i++) {
@@ -831,6 +895,16 @@ void print_index(FILE *f, struct prof *p, unsigned flags)
 			const struct prof_func *s = &p->items[names[j]];
 			char buf[48];
 			snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
+			if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+				if (j < nnames) {
+					fprintf(f, "%6.6s %-19.19s", buf, prof_key(s));
+				} else {
+					fprintf(f, "%6.6s ", buf);
+					snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
+					fprintf(f, "%-19.19s", buf);
+				}
+				continue;
+			}
 			col += (int)strlen(buf);
 			for (; col < starting_col + 5; ++col)
 				fputc(' ', f);
@@ -840,7 +914,7 @@ void print_index(FILE *f, struct prof *p, unsigned flags)
 				col += (int)strlen(s->name);
 				if (s->is_static && s->file) {
 					const char *fn = strrchr(s->file, '/');
-					fn = fn ? fn + 1 : s->file;
+					fn = fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file;
 					fprintf(f, " (%s)", fn);
 					col += (int)strlen(fn) + 3;
 				}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "print-source.h"
+#include "symspec.h"
 
 struct src_line {
 	uint64_t ncalls;
@@ -51,7 +52,8 @@ static struct src_file *files_of(const struct prof *p, size_t *n)
 		}
 		if (s->src_order < v[k].order)
 			v[k].order = s->src_order;
-		if (s->src_line > v[k].nlines)
+		/* as gprof: only the functions -A/-J's symspecs take count (a file none is of is left out) */
+		if (s->src_line > v[k].nlines && symspecs_in(p, s, SYMSPEC_INCL_ANNO, SYMSPEC_EXCL_ANNO))
 			v[k].nlines = s->src_line;
 	}
 	*n = nr;
@@ -119,7 +121,7 @@ static void annotation(char *buf, const struct src_file *sf, uint32_t line, cons
 		return;
 	}
 	++*nexecuted;
-	if (n == 0)
+	if (n < (uint64_t)o->min_count) /* 0, or below -m's */
 		snprintf(tmp, sizeof(tmp), "#####");
 	else
 		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
@@ -184,9 +186,9 @@ static int annotate_file(FILE *f, struct src_file *sf, const struct source_opts 
 		putc(c, out);
 	}
 	fclose(in);
-	fputs("\n\nTop 10 Lines:\n\n     Line      Count\n\n", out);
+	fprintf(out, "\n\nTop %d Lines:\n\n     Line      Count\n\n", o->table_len);
 	qsort(sf->lines, sf->nlines, sizeof(*sf->lines), busiest_cmp);
-	for (uint32_t i = 0; i < sf->nlines && i < 10; i++) {
+	for (uint32_t i = 0; i < sf->nlines && i < (uint32_t)o->table_len; i++) {
 		if (!sf->lines[i].present || sf->lines[i].ncalls == 0)
 			break;
 		fprintf(out, "%9u %10llu\n", sf->lines[i].line, (unsigned long long)sf->lines[i].ncalls);
@@ -216,7 +218,7 @@ void print_source(FILE *f, const struct prof *p, const struct source_opts *o, in
 	/* each line's calls: its functions' (gprof's second and later "blocks" of a line add up) */
 	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_func *s = &p->items[i];
-		if (!s->src || !s->src_line)
+		if (!s->src || !s->src_line || !symspecs_in(p, s, SYMSPEC_INCL_ANNO, SYMSPEC_EXCL_ANNO))
 			continue;
 		size_t k = 0;
 		while (strcmp(files[k].name, s->src) != 0)
@@ -228,7 +230,8 @@ void print_source(FILE *f, const struct prof *p, const struct source_opts *o, in
 		b->present = 1;
 		b->ncalls += s->ncalls;
 	}
-	qsort(files, nf, sizeof(*files), file_cmp);
+	if (nf) /* files is NULL when no function has a source (no -g) */
+		qsort(files, nf, sizeof(*files), file_cmp);
 	int first_file = 1;
 	for (size_t k = 0; k < nf; k++) {
 		if (files[k].nlines && (o->zeros || files[k].ncalls))
@@ -262,7 +265,8 @@ void print_exec_counts(FILE *f, const struct prof *p, int zeros, int *first)
 		v[i] = &p->items[i];
 	qsort(v, p->nsyms, sizeof(*v), exec_cmp);
 	for (size_t i = 0; i < p->nsyms; i++) {
-		if (v[i]->ncalls == 0 && !zeros)
+		if ((v[i]->ncalls == 0 && !zeros) ||
+		    !symspecs_in(p, v[i], SYMSPEC_INCL_EXEC, SYMSPEC_EXCL_EXEC))
 			continue;
 		/* a spy profile's addresses are the run's: the module's file address instead */
 		uint64_t a = v[i]->addr;

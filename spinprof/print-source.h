@@ -9,9 +9,11 @@
 struct source_opts {
 	const char *const *dirs; /* -I: where to look for sources not found by their names */
 	size_t ndirs;
-	int separate;  /* -y: each file's annotation into FILE-ann in the current directory */
-	int all_lines; /* -x */
-	int zeros;     /* -z: also files whose functions were never called */
+	int separate;   /* -y: each file's annotation into FILE-ann in the current directory */
+	int all_lines;  /* -x */
+	int zeros;      /* -z: also files whose functions were never called */
+	int table_len;  /* -t: the busiest lines listed (gprof's default 10) */
+	long min_count; /* -m: a count below it is shown as ##### (gprof's default 1) */
 };
 
 /* The annotated source of every file of p's functions; *first as print_flat's. */

@@ -24,6 +24,8 @@ struct prof_func {
 	uint32_t src_order; /* the symbol's place in the ELF symbol table (gprof lists files by it) */
 	uint64_t addr, end; /* [addr, end) */
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
+	unsigned spec : 16;  /* the symspec tables (symspec.h) that name it, 1 << table each */
+	double prop_fract;   /* gprof's cg.prop.fract: the share of its time its callers see */
 	uint64_t count;      /* add-one counter (spy) */
 	uint64_t arcs_in;    /* sum of incoming arc counts, self and spontaneous included (spy) */
 	uint64_t ncalls;     /* calls from elsewhere (gprof's ncalls; self calls removed) */
@@ -111,12 +113,14 @@ struct prof {
 	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
 	struct prof_off *func_off;
 	double *arc_off;
+	long granularity;   /* bytes per histogram bin (GNU) */
+	unsigned spec_used; /* the symspec tables some function is in, 1 << table each */
+	double print_time;  /* after graph_analyse: the call graph's 100 % (gprof's print_time) */
 	/* by function index (of [0, nsyms)); NULL when no thread of the profiles has stopwatches */
 	struct prof_watch *watch;
 	struct prof_tevent *tev; /* every trace's events by time; NULL when none */
 	size_t ntev;
-	long granularity; /* bytes per histogram bin (GNU) */
-	int lines;        /* -l: the functions are source lines too (GNU), as gprof's line granularity */
+	int lines; /* -l: the functions are source lines too (GNU), as gprof's line granularity */
 	/* functions: [0, nsyms) real ones sorted by address, then ncycles headers */
 	struct prof_func *items;
 	size_t nr, alloc, nsyms, ncycles;
@@ -185,11 +189,17 @@ enum print_flags {
 	PRINT_FLAT = 1u << 0,
 	PRINT_GRAPH = 1u << 1,
 	PRINT_BRIEF = 1u << 2,
-	PRINT_ZEROS = 1u << 3, /* -z */
+	PRINT_ZEROS = 1u << 3,     /* -z */
+	PRINT_FULL_PATH = 1u << 4, /* -L: the index names a static function's file by its whole path */
+	PRINT_BSD = 1u << 5,       /* -T: gprof's traditional (BSD) layout */
 };
-void print_flat(FILE *f, struct prof *p, unsigned flags, int *first);
-void print_graph(FILE *f, struct prof *p, unsigned flags, int *first);
-void print_index(FILE *f, struct prof *p, unsigned flags);
+struct print_opts {
+	unsigned flags; /* enum print_flags */
+	int width;      /* -w: the index's width (gprof's output_width, 80) */
+};
+void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first);
+void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first);
+void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);

@@ -30,6 +30,7 @@ struct gnu_data {
 	double scale; /* gprof's hist_scale: UNITs per bin */
 	char dim[16];
 	char abbrev;
+	unsigned nhist, narcs, nbb; /* records of the last file read (gprof's -i) */
 };
 
 /* A glibc gmon.out read in pieces, its header first: a file that is no profile costs its header,
@@ -130,6 +131,9 @@ static int parse_file(struct gnu_data *g, struct gnu_in *in, struct gnu_arc **ar
 		if (!(b = gnu_take(in, 1, err, errsz)))
 			return -1;
 		uint8_t tag = *b;
+		g->nhist += tag == GNU_TAG_TIME_HIST;
+		g->narcs += tag == GNU_TAG_CG_ARC;
+		g->nbb += tag == GNU_TAG_BB_COUNT;
 		if (tag == GNU_TAG_TIME_HIST) {
 			if (gnu_left(in) < 40) {
 				snprintf(err, errsz, "truncated histogram record at offset %" PRIu64, off);
@@ -320,6 +324,49 @@ static uint32_t lookup(const struct gnu_lookup *lk, uint64_t pc)
 	return pc < lk->end[i] || (lk->end[i] == lk->addr[i] && pc == lk->addr[i]) ? (uint32_t)i : PROF_NONE;
 }
 
+/* gprof's -c for x86 (i386_find_call): every byte 0xe8 of a function's code read as a call rel32,
+ * an arc of count 0 to the function that starts at its target. As gprof, the offset is taken
+ * unsigned (a call backwards lands beyond the program and is not found), the target must be in a
+ * histogram's range, and the scan goes on inside the bytes of a call it found. */
+static void static_calls(struct prof *p, const struct symtab *t, const struct gnu_data *g)
+{
+	if (!t->text)
+		return;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		uint64_t lo = p->items[i].addr,
+			 hi = i + 1 < p->nsyms ? p->items[i + 1].addr : p->items[i].end;
+		if (lo < t->text_lo)
+			lo = t->text_lo;
+		if (hi > t->text_hi - 4)
+			hi = t->text_hi - 4;
+		for (uint64_t pc = lo; pc < hi; pc++) {
+			const uint8_t *b = t->text + (pc - t->text_lo);
+			if (b[0] != 0xe8)
+				continue;
+			uint64_t dest = (uint64_t)(uint32_t)le(b + 1, 4) + pc + 5;
+			int in_hist = 0;
+			for (size_t k = 0; k < g->nr; k++)
+				if (g->items[k].lowpc <= (uint32_t)dest &&
+				    (uint32_t)dest < g->items[k].highpc)
+					in_hist = 1;
+			if (!in_hist)
+				continue;
+			uint32_t child = prof_lookup(p, dest);
+			if (child != PROF_NONE && p->items[child].addr == dest)
+				prof_add_arc(p, (uint32_t)i, child, 0);
+		}
+	}
+}
+
+/* gprof's -i: what the file holds, in gprof's words. */
+static void file_info(const char *path, const struct gnu_data *g)
+{
+	printf("File `%s' (version 1) contains:\n", path);
+	printf(g->nhist == 1 ? "\t%u histogram record\n" : "\t%u histogram records\n", g->nhist);
+	printf(g->narcs == 1 ? "\t%u call-graph record\n" : "\t%u call-graph records\n", g->narcs);
+	printf(g->nbb == 1 ? "\t%u basic-block count record\n" : "\t%u basic-block count records\n", g->nbb);
+}
+
 /* -l: a symbol's name as gprof prints it at line granularity, "NAME (FILE:LINE @ ADDR)" with FILE's
  * base name, or NAME alone where there is no line. */
 static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s, int demangle)
@@ -349,7 +396,9 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o)
 {
 	char err[256];
-	struct symtab t = { 0 };
+	struct symtab t = { .no_static = o->no_static,
+			    .only_funcs = o->only_funcs,
+			    .want_text = o->static_calls };
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spinprof: %s: %s\n", prog, err);
@@ -380,7 +429,10 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		} else if (rc == 0) {
 			in.size = (uint64_t)st.st_size;
 			in.at = in.pos = in.len = 0;
+			g.nhist = g.narcs = g.nbb = 0;
 			rc = parse_file(&g, &in, &arcs, &narcs, &aalloc, err, sizeof(err));
+			if (rc == 0 && o->file_info)
+				file_info(paths[i], &g);
 		}
 		if (in.fd >= 0)
 			close(in.fd);
@@ -411,8 +463,10 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 				p->items[k].src_line = line;
 			}
 			p->items[k].src_order = s->order;
-			/* a static function's file, for the index; -l's names have it already */
-			if (s->is_static && !o->lines && symtab_src(&t, s->addr, &file, &line) == 0) {
+			/* a static function's file, for the index (-l's names have it already), and every
+			 * function's when a symspec names files or lines */
+			if (((s->is_static && !o->lines) || o->need_source) &&
+			    symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;
 			}
@@ -447,6 +501,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			prof_add_arc(p, parent, child, arcs[i].count);
 		}
 		free(ends);
+		if (o->static_calls)
+			static_calls(p, &t, &g);
 		prof_drop_arc_hash(p);
 	}
 	for (size_t i = 0; i < g.nr; i++)

@@ -1,6 +1,7 @@
 /* Spy profiles: decoded by the one decoder (common/gmon-io.c), summed into one profile, and
  * turned into the model: functions from the plugin's records (checked against the binaries'
  * build-ids), arcs with their measured cycles, hook overhead taken off. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -818,6 +819,50 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	free(b.state);
 }
 
+/* gprof's -i for a spy profile: what it holds, in gprof's words where they fit. */
+static void spy_file_info(const char *path, const struct gmon_profile *q)
+{
+	uint64_t nfuncs = 0, narcs = 0;
+	for (uint32_t i = 0; i < q->nfuncsets; i++)
+		nfuncs += q->funcsets[i].nr;
+	for (uint32_t i = 0; i < q->nthreads; i++)
+		narcs += q->threads[i].narcs;
+	printf("File `%s' (spy, mode %s) contains:\n", path, gmon_mode_name(q->hdr.mode));
+	printf("\t%u module%s\n", q->nmodules, q->nmodules == 1 ? "" : "s");
+	printf("\t%" PRIu64 " function%s\n", nfuncs, nfuncs == 1 ? "" : "s");
+	printf("\t%u thread%s\n", q->nthreads, q->nthreads == 1 ? "" : "s");
+	printf("\t%" PRIu64 " call-graph arc%s\n", narcs, narcs == 1 ? "" : "s");
+	printf("\t%u sample record%s\n", q->nsamples, q->nsamples == 1 ? "" : "s");
+}
+
+/* `spinprof PROG gmon.out` with a spy profile: PROG must be the executable that ran (the build-id
+ * the profile recorded); its symbols are then read from PROG, wherever the run's binary was. */
+static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *path)
+{
+	struct symtab t = { 0 };
+	for (uint32_t i = 0; i < g->nmodules; i++) {
+		struct gmon_module *m = &g->modules[i];
+		if (!(m->flags & GMON_MOD_MAIN))
+			continue;
+		int rc = symtab_load_build_id(&t, prog);
+		if (rc == 0 && m->build_id_len &&
+		    (t.build_id_len != m->build_id_len || memcmp(t.build_id, m->build_id, m->build_id_len))) {
+			fprintf(stderr, "spinprof: %s: not the program that wrote %s (build-id differs)\n",
+				prog, path);
+			rc = -1;
+		} else if (rc < 0) {
+			fprintf(stderr, "spinprof: %s: cannot read its build-id\n", prog);
+		} else {
+			free(m->path);
+			m->path = xstrdup(prog);
+		}
+		symtab_release(&t);
+		return rc;
+	}
+	fprintf(stderr, "spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
+	return -1;
+}
+
 int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 {
 	char err[512];
@@ -843,6 +888,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
 			return -1;
 		}
+		if (o->file_info)
+			spy_file_info(paths[i], &q);
 		if (q.sampling && !p->spy.sampling)
 			sampled = i;
 		if (i == 0) {
@@ -868,6 +915,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		}
 		p->duration_s += 0; /* computed below from the summed header */
 	}
+	if (o->prog && spy_use_prog(&p->spy, o->prog, paths[0]) < 0)
+		return -1;
 	/* the model is built from them all: one file's name only when there is one */
 	prof_reading(n == 1 ? paths[0] : NULL);
 	p->nprofiles = n;

@@ -8,6 +8,12 @@
 struct read_opts {
 	int demangle;
 	const char *sum_path; /* -s: write the summed profile here, or NULL */
+	int no_static;        /* -a: GNU mode leaves static functions out, as gprof */
+	int only_funcs;       /* -D: GNU mode takes only symbols typed as functions */
+	int static_calls;     /* -c: GNU mode adds the calls found in the code, count 0 */
+	int file_info;        /* -i: GNU mode prints what each gmon.out holds */
+	int need_source;      /* a symspec names files or lines: every function's source */
+	const char *prog;     /* spy profile with PROG first: PROG's symbols, same build-id */
 	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
 	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
 };

@@ -190,6 +190,14 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			if (n && strcmp(n, ".text") == 0) {
 				t->text_lo = sh.sh_addr;
 				t->text_hi = sh.sh_addr + sh.sh_size;
+				Elf_Data *d = t->want_text && sh.sh_type == SHT_PROGBITS ?
+						      elf_getdata(scn, NULL) :
+						      NULL;
+				if (d && d->d_buf && d->d_size == sh.sh_size) {
+					free(t->text);
+					t->text = xmalloc(d->d_size + 1);
+					memcpy(t->text, d->d_buf, d->d_size);
+				}
 			}
 		}
 	}
@@ -210,7 +218,9 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			if (!name)
 				continue;
 			int c = sym_class(elf, &s, name);
-			if (!c)
+			/* -D, as gprof's core_sym_class: only local symbols must be functions */
+			if (!c || (c == 't' && t->no_static) ||
+			    (c == 't' && t->only_funcs && GELF_ST_TYPE(s.st_info) != STT_FUNC))
 				continue;
 			GROW(t->items, t->nr, t->alloc);
 			struct symtab_sym *y = &t->items[t->nr++];
@@ -252,6 +262,7 @@ void symtab_release(struct symtab *t)
 	for (size_t i = 0; i < t->nr; i++)
 		free(t->items[i].name);
 	free(t->items);
+	free(t->text);
 	free(t->bsyms);
 	if (t->bfd)
 		bfd_close(t->bfd);

@@ -22,6 +22,9 @@ struct symtab {
 	void *bsyms; /* its symbols */
 	int bfd_failed;
 	char *path;
+	int no_static, only_funcs; /* set before symtab_load: gprof's -a and -D */
+	int want_text;             /* set before symtab_load: keep the .text section's bytes */
+	uint8_t *text;             /* then [text_lo, text_hi)'s bytes, or NULL */
 };
 
 /* 1 when path is a readable ELF file, 0 otherwise. */
