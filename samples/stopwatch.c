@@ -1,7 +1,8 @@
 /* stopwatch: calls of known, distinct durations on the time stamp counter (t150, the demo).
  *   args B:N ... (default 11:7 14:5 17:3 19:2): N calls of spin(1.5 * 2^B cycles), class by class,
  *   so each class lands in the middle of log2 bucket B of the stopwatch's histogram; then
- *   rec(3) three times: rec recurses to depth 3 and only the innermost spins 1.5 * 2^16 cycles, so
+ *   rec(3) three times: rec recurses to depth 3 and only the innermost spins 1.25 * 2^16 cycles (a
+ *   wider margin below 2^17: the first outermost rec also holds the making of its inner arcs), so
  *   rec has 12 calls, every one in bucket 16, of which 3 are outermost; spin's 3 calls from rec
  *   are in bucket 16 too. First warm() once, which binds the hooks (below).
  * Expected: main 1, warm 1, spin N summed + 3, rec 12.
@@ -9,7 +10,11 @@
  * prints per class (rec's spins the last, bucket 16) the count, min, max, sum and sum of squares
  * of what it saw: an independent measure the hooks' times can only exceed by their own cost. A call that took more than
  * 1.75 * 2^B cycles (an interrupt, a preemption) could leave its bucket: the program then prints
- * "disturbed" and exits 3, and the run is no evidence either way. */
+ * "disturbed" and exits 3, and the run is no evidence either way. The caller also times each call
+ * around it, so around both hooks' time stamps: an interruption between a hook's time stamp and
+ * spin's own, where spin cannot see it, makes that outer time 2^(B+1) cycles or more, or more than
+ * SPY_HOOKS_MAX cycles above spin's own, and the run is disturbed too; except for the first call
+ * from each call site, whose entry hook makes the arc (thousands of cycles, before its time stamp). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +46,15 @@ NOINL uint64_t spin(uint64_t c)
 }
 
 static int disturbed;
+
+/* more than this between a call's outer time and spin's own is an interruption, not the hooks */
+#define SPY_HOOKS_MAX 1000
+
+/* t: the call as its caller timed it, d: as spin timed itself, in bucket b */
+static void outer(uint64_t t, uint64_t d, unsigned b)
+{
+	disturbed |= t >= 2ull << b || t - d > SPY_HOOKS_MAX;
+}
 
 /* what spin's calls of one class took, as spin saw them */
 struct cls {
@@ -75,7 +89,7 @@ NOINL void warm(void)
 
 NOINL uint64_t rec(int n)
 {
-	uint64_t d = n ? rec(n - 1) : spin(3ull << 15);
+	uint64_t d = n ? rec(n - 1) : spin(5ull << 14);
 	BARRIER();
 	return d;
 }
@@ -95,17 +109,24 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		for (int i = 0; i < n; i++) {
-			uint64_t d = spin(3ull << (c.bucket - 1));
+			uint64_t t0 = tsc(), d = spin(3ull << (c.bucket - 1)), t1;
 			BARRIER();
+			t1 = tsc();
 			seen(&c, d);
+			if (k || i)
+				outer(t1 - t0, d, c.bucket);
 		}
 		say(&c);
 	}
 	struct cls r = { 16, 0, UINT64_MAX, 0, 0, 0 };
 	for (int i = 0; i < 3; i++) {
-		uint64_t d = rec(3);
+		uint64_t t0 = tsc(), d = rec(3), t1;
 		BARRIER();
+		t1 = tsc();
 		seen(&r, d);
+		/* four calls' hooks around one spin */
+		if (i)
+			disturbed |= t1 - t0 >= 2ull << 16 || t1 - t0 - d > 4 * SPY_HOOKS_MAX;
 	}
 	say(&r);
 	if (disturbed) {
