@@ -42,21 +42,6 @@ static void spare_push(struct spy_thread *t)
 	while (!__atomic_compare_exchange_n(&spare, &h, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 }
 
-static int append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size)
-{
-	void *p;
-
-	if (!sn)
-		return 0;
-	p = realloc(*dst, (size_t)(*dn + sn) * size);
-	if (!p)
-		return -1;
-	memcpy((char *)p + *dn * size, src, (size_t)sn * size);
-	*dst = p;
-	*dn += sn;
-	return 0;
-}
-
 static int count_cmp(const void *a, const void *b)
 {
 	const struct spy_tcount *x = a, *y = b;
@@ -173,7 +158,7 @@ static int fold_samples(struct spy_samp *s, const struct spy_samp *v)
 	free(s->kept_frames);
 	s->kept_frames = fr;
 	s->nkept_frames = nf;
-	if (append((void **)&s->kept, &s->nkept, v->kept, v->nkept, sizeof(*v->kept)))
+	if (spy_append((void **)&s->kept, &s->nkept, v->kept, v->nkept, sizeof(*v->kept)))
 		return -1;
 	for (uint64_t i = n0; i < s->nkept; i++)
 		if (s->kept[i].frames)
@@ -210,11 +195,11 @@ static void fold_one(struct spy_thread *v)
 	if (!bad) {
 		uint64_t na = d->narcs;
 
-		bad |= append((void **)&d->arcs, &na, s->arcs, s->narcs, sizeof(*s->arcs));
+		bad |= spy_append((void **)&d->arcs, &na, s->arcs, s->narcs, sizeof(*s->arcs));
 		d->narcs = na;
 	}
-	bad |= append((void **)&d->fstats, &d->nfstats, s->fstats, s->nfstats, sizeof(*s->fstats));
-	bad |= append((void **)&d->counts, &d->ncounts, s->counts, s->ncounts, sizeof(*s->counts));
+	bad |= spy_append((void **)&d->fstats, &d->nfstats, s->fstats, s->nfstats, sizeof(*s->fstats));
+	bad |= spy_append((void **)&d->counts, &d->ncounts, s->counts, s->ncounts, sizeof(*s->counts));
 	bad |= fold_samples(fs, vs);
 	if (bad)
 		spy_note_error("out of memory folding the data of thread %d", (int)v->tid);

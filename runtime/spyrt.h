@@ -676,6 +676,10 @@ int spy_nodes_passed(void);
 
 /* ---- write.c ---- */
 
+/* Append sn elements of size bytes at src to the array *dst of *dn (realloc); 0, or -1 when memory
+ * ran out. (fold.c folds with it too.) */
+int spy_append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size);
+
 /* Write the profile to path (NULL: SPYRT_OUT). final: written at exit. 0 or -1 (reported). */
 int spy_write(const char *path, int final);
 /* The run's one final write (control.c): from the destructor, or at a signal that ends the run. */

@@ -194,8 +194,7 @@ void spy_merge_thread(struct gmon_thread *t)
 	t->ncounts = o;
 }
 
-/* Append src's arrays to dst's (realloc); 0 or -1. */
-static int append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size)
+int spy_append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size)
 {
 	void *p;
 
@@ -281,10 +280,10 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 			memset(o + g->narcs, 0, (size_t)d->narcs * sz);
 		g->arcoffs = o;
 	}
-	if (append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
-	    append((void **)&g->fstats, &g->nfstats, d->fstats,
-		   spy_written_mode() == SPY_MODE_TIME ? d->nfstats : 0, sizeof(*d->fstats)) ||
-	    append((void **)&g->counts, &g->ncounts, one.counts, one.ncounts, sizeof(*one.counts)))
+	if (spy_append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
+	    spy_append((void **)&g->fstats, &g->nfstats, d->fstats,
+		       spy_written_mode() == SPY_MODE_TIME ? d->nfstats : 0, sizeof(*d->fstats)) ||
+	    spy_append((void **)&g->counts, &g->ncounts, one.counts, one.ncounts, sizeof(*one.counts)))
 		rc = -1;
 out:
 	free(one.counts);
