@@ -6,6 +6,7 @@
 #include "spyrt.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 #define publish(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
@@ -59,8 +60,10 @@ int spy_arcs_init(struct spy_arcs *a, uint32_t start, uint32_t max, int timed)
 	if (timed && (pool_init(&a->vm_fhead, (void **)&a->fhead, &(uint32_t){ 0 }, 1u << SPY_FHASH_BITS,
 				1u << SPY_FHASH_BITS, sizeof(uint32_t)) ||
 		      pool_init(&a->vm_fstat, (void **)&a->fstat, &a->fstat_alloc, fstart, fmax,
-				sizeof(struct spy_fstat))))
+				sizeof(struct spy_fstat)) ||
+		      spy_vm_reserve(&a->vm_inner, (size_t)fmax * sizeof(struct spy_fstat_inner))))
 		goto fail;
+	a->inner = a->vm_inner.base;
 	spy_arcs_reset(a);
 	return 0;
 fail:
@@ -85,6 +88,9 @@ void spy_arcs_reset(struct spy_arcs *a)
 		memset(&a->fstat[0], 0, sizeof(a->fstat[0]));
 		a->fstat[0].min = a->fstat[0].min_inner = UINT64_MAX;
 		a->nfstat = 1;
+		/* private anonymous pages read as zeros again, without being touched */
+		if (a->vm_inner.committed)
+			madvise(a->vm_inner.base, a->vm_inner.committed, MADV_DONTNEED);
 		/* a count still pending belongs to the tables just emptied */
 		a->hist_pending = &a->fstat[0].hist[0];
 	}
@@ -97,6 +103,7 @@ void spy_arcs_release(struct spy_arcs *a)
 	spy_vm_release(&a->vm_arc);
 	spy_vm_release(&a->vm_fhead);
 	spy_vm_release(&a->vm_fstat);
+	spy_vm_release(&a->vm_inner);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -130,6 +137,17 @@ uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr)
 	publish(a->nfstat, i + 1);
 	publish(a->fhead[h], i);
 	return i;
+}
+
+struct spy_fstat_inner *spy_fstat_inner_grow(struct spy_arcs *a, uint32_t i)
+{
+	if (!a->inner || spy_vm_commit(&a->vm_inner, ((size_t)i + 1) * sizeof(struct spy_fstat_inner))) {
+		SPY_SET(a->dropped_funcs, a->dropped_funcs + 1);
+		return NULL;
+	}
+	__atomic_store_n(&a->ninner, (uint32_t)(a->vm_inner.committed / sizeof(struct spy_fstat_inner)),
+			 __ATOMIC_RELEASE);
+	return &a->inner[i];
 }
 
 uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee)

@@ -75,9 +75,12 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 			if (unlikely(incl < s->min))
 				SPY_SET(s->min, incl);
 		} else {
+			struct spy_fstat_inner *in = spy_fstat_inner(&t->arcs, fi);
+
 			if (incl < s->min_inner)
 				SPY_SET(s->min_inner, incl);
-			SPY_SET(s->hist_inner[b], s->hist_inner[b] + 1);
+			if (in)
+				SPY_SET(in->hist[b], in->hist[b] + 1);
 		}
 		if (unlikely(incl > s->max))
 			SPY_SET(s->max, incl);

@@ -125,10 +125,17 @@ struct spy_fstat {
 	uint64_t sq_lo, sq_hi; /* the outermost calls' sum of squared inclusive cycles, 128 bits */
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
 	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
-	/* the stopwatch's rare part, apart from the hot fields: calls inside an active one of the same
-	 * function (recursion); the outermost calls' histogram is hist less this one */
+	/* the stopwatch's rare part, apart from the hot fields: the minimum of the calls inside an
+	 * active one of the same function (recursion); their histogram is in spy_arcs.inner */
 	uint64_t min_inner;
-	uint64_t hist_inner[SPY_HIST_BUCKETS];
+};
+
+/* The histogram of a function's calls inside an active one of its own (recursion), by the function's
+ * index: the outermost calls' histogram is spy_fstat.hist less this one. Apart, in a table whose
+ * pages are committed and touched only up to the highest index of a function that recursed, so
+ * that a thread with many functions and no recursion pays nothing for it (320 bytes a function). */
+struct spy_fstat_inner {
+	uint64_t hist[SPY_HIST_BUCKETS];
 };
 
 #define SPY_L1_BITS 16
@@ -139,6 +146,7 @@ struct spy_arcs {
 	struct spy_site *site;
 	struct spy_arc *arc;
 	struct spy_fstat *fstat;
+	struct spy_fstat_inner *inner; /* by fstat index, ninner usable (vm_inner: one per fstat_max) */
 	/* time mode: the histogram count of the last call, added by the next one (hooks.c); the sink's
 	 * while none is pending. A snapshot counts it. */
 	uint64_t *hist_pending;
@@ -146,8 +154,9 @@ struct spy_arcs {
 	uint32_t nsite, site_alloc, site_max;
 	uint32_t narc, arc_alloc, arc_max;
 	uint32_t nfstat, fstat_alloc, fstat_max;
+	uint32_t ninner; /* written by the owner only, read by snapshots (atomic) */
 	uint64_t dropped_arcs, dropped_funcs;
-	struct spy_vm vm_head, vm_site, vm_arc, vm_fstat, vm_fhead;
+	struct spy_vm vm_head, vm_site, vm_arc, vm_fstat, vm_fhead, vm_inner;
 };
 
 /* Set up empty tables: pools of start entries growing to at most max (entries include the sink).
@@ -160,6 +169,13 @@ void spy_arcs_release(struct spy_arcs *a);
 uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee);
 /* The function-table entry of addr, made when missing; 0 (the sink) when full. */
 uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr);
+/* Function i's recursion histogram, its page committed; NULL (and a dropped function counted) when
+ * it cannot be. Called by the owner on the branch that recursion takes (hooks.c). */
+struct spy_fstat_inner *spy_fstat_inner_grow(struct spy_arcs *a, uint32_t i);
+static inline struct spy_fstat_inner *spy_fstat_inner(struct spy_arcs *a, uint32_t i)
+{
+	return i < a->ninner ? &a->inner[i] : spy_fstat_inner_grow(a, i);
+}
 
 /* Return addresses are byte-granular, so their low bits already differ within a module; the xor
  * folds in the higher bits that tell modules apart. Two shifts and no multiply on the hot path. */

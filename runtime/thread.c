@@ -312,8 +312,11 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		const uint64_t *pending = nf ? __atomic_load_n(&a->hist_pending, __ATOMIC_RELAXED) : NULL;
 
 		/* entry i of the table lands at d->fstats[i], then the list closes up */
+		uint32_t ninner = __atomic_load_n(&a->ninner, __ATOMIC_ACQUIRE);
+
 		for (uint32_t i = 1; i < nf; i++) {
 			const struct spy_fstat *f = &a->fstat[i];
+			const uint64_t *hin = i < ninner ? a->inner[i].hist : NULL;
 			struct gmon_fstat *g = &d->fstats[i];
 
 			if (!g->calls && !g->self && !g->incl)
@@ -331,7 +334,7 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			 * may be running: never below 0) */
 			for (int k = 0; k < SPY_HIST_BUCKETS; k++) {
 				uint64_t all = SPY_GET(f->hist[k]) + (&f->hist[k] == pending),
-					 in = SPY_GET(f->hist_inner[k]);
+					 in = hin ? SPY_GET(hin[k]) : 0;
 
 				g->hist[k] = all;
 				g->outer_hist[k] = all > in ? all - in : 0;
