@@ -28,19 +28,8 @@ variants=(
 	"nodes counted (SPYRT_LEG_TRACK=none)|SPYRT_LEG_TRACK=none|./spy"
 	"nodes and the leg start>end timed|SPYRT_LEGS=start>end|./spy"
 )
-declare -A best
-for ((r = 0; r < runs; r++)); do
-	for v in "${variants[@]}"; do
-		IFS='|' read -r name envs prog <<<"$v"
-		# shellcheck disable=SC2086
-		out=$(env $envs SPYRT_OUT="$w/gmon.out" $prog)
-		ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out")
-		passes=$(sed -n 's/.*passes=\([0-9]*\).*/\1/p' <<<"$out")
-		if [ -z "${best[$name]:-}" ] || [ "$ns" -lt "${best[$name]}" ]; then
-			best[$name]=$ns
-		fi
-	done
-done
+bench_interleave "$runs" "$w/gmon.out" "${variants[@]}"
+passes=$(bench_field "no nodes (SPY_NO_NODES)" passes)
 base=${best["no nodes (SPY_NO_NODES)"]}
 echo "bench/nodes.c: $passes node passes; fastest of $runs runs each"
 printf '%-42s %10s %16s\n' variant "time ms" "extra ns/pass"

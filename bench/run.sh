@@ -64,27 +64,12 @@ variants=(
 	"spy time|SPYRT_MODE=time|./spy-hooks"
 	"spy time, libspyrt.so|SPYRT_MODE=time|./spy-hooks-so"
 )
-declare -A best rss whole
+bench_interleave "$runs" "$w/gmon.spy" "${variants[@]}"
+calls=$(bench_field "plain -O2" calls)
+# the TSC's cost, the fastest of as many runs
 best_tsc=
 best_tsc_cyc=
 for ((r = 0; r < runs; r++)); do
-	for v in "${variants[@]}"; do
-		IFS='|' read -r name envs prog <<<"$v"
-		# shellcheck disable=SC2086
-		t0=$(date +%s%N)
-		out=$(env $envs SPYRT_OUT="$w/gmon.spy" "$prog")
-		t1=$(date +%s%N)
-		if [ -z "${whole[$name]:-}" ] || [ $((t1 - t0)) -lt "${whole[$name]}" ]; then
-			whole[$name]=$((t1 - t0))
-		fi
-		ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out")
-		kb=$(sed -n 's/.*rss_kb=\([0-9]*\).*/\1/p' <<<"$out")
-		calls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' <<<"$out")
-		if [ -z "${best[$name]:-}" ] || [ "$ns" -lt "${best[$name]}" ]; then
-			best[$name]=$ns
-			rss[$name]=$kb
-		fi
-	done
 	out=$(./plain --tsc)
 	t=$(sed -n 's/.*tsc_ns=\([0-9.]*\).*/\1/p' <<<"$out")
 	c=$(sed -n 's/.*tsc_cycles=\([0-9.]*\).*/\1/p' <<<"$out")
@@ -106,7 +91,7 @@ printf '%-40s %10s %9s %14s %11s %9s %10s\n' variant "time ms" slowdown "extra n
 	"max RSS KiB"
 for v in "${variants[@]}"; do
 	IFS='|' read -r name _ _ <<<"$v"
-	awk -v n="$name" -v t="${best[$name]}" -v b="$base" -v c="$calls" -v kb="${rss[$name]}" \
+	awk -v n="$name" -v t="${best[$name]}" -v b="$base" -v c="$calls" -v kb="$(bench_field "$name" rss_kb)" \
 		-v wt="${whole[$name]}" -v wb="$wbase" \
 		'BEGIN { printf "%-40s %10.1f %8.2fx %14.2f %11.1f %8.2fx %10d\n", n, t / 1e6, t / b, (t - b) / c,
 			wt / 1e6, wt / wb, kb }'
