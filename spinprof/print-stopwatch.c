@@ -28,7 +28,7 @@ static const struct prof_watch none;
 
 static const struct prof_watch *watch_of(const struct prof *p, size_t i)
 {
-	return p->watch ? &p->watch[i] : &none;
+	return p->watch && i < p->nwatch ? &p->watch[i] : &none;
 }
 
 /* by outermost calls' total time, most first, then by name */
@@ -47,7 +47,7 @@ static size_t by_time(const struct prof *p, uint32_t **out)
 {
 	uint32_t *v = xmalloc((p->nsyms + 1) * sizeof(*v));
 	size_t n = 0;
-	for (size_t i = 0; p->watch && i < p->nsyms; i++)
+	for (size_t i = 0; p->watch && i < p->nsyms && i < p->nwatch; i++)
 		if (p->watch[i].n && p->items[i].name)
 			v[n++] = (uint32_t)i;
 	sort_p = p;

@@ -116,8 +116,10 @@ struct prof {
 	long granularity;   /* bytes per histogram bin (GNU) */
 	unsigned spec_used; /* the symspec tables some function is in, 1 << table each */
 	double print_time;  /* after graph_analyse: the call graph's 100 % (gprof's print_time) */
-	/* by function index (of [0, nsyms)); NULL when no thread of the profiles has stopwatches */
+	/* by function index, nwatch of them (the instrumented functions: those of [0, nsyms) added
+	 * later, callers from outside, have none); NULL when no thread of the profiles has stopwatches */
 	struct prof_watch *watch;
+	size_t nwatch;
 	struct prof_tevent *tev; /* every trace's events by time; NULL when none */
 	size_t ntev;
 	int lines; /* -l: the functions are source lines too (GNU), as gprof's line granularity */

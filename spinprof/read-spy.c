@@ -585,8 +585,10 @@ static void stopwatches(struct prof *p, const struct addr_hash *h)
 		const struct gmon_thread *t = &g->threads[i];
 		if (!(t->flags & GMON_THREAD_STOPWATCH))
 			continue;
-		if (!p->watch)
-			p->watch = xcalloc(p->nr + 1, sizeof(*p->watch));
+		if (!p->watch) {
+			p->nwatch = p->nr + 1;
+			p->watch = xcalloc(p->nwatch, sizeof(*p->watch));
+		}
 		for (uint64_t j = 0; j < t->nfstats; j++) {
 			const struct gmon_fstat *s = &t->fstats[j];
 			uint32_t k = find_exact(h, s->addr);
@@ -698,6 +700,14 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
 	struct addr_hash h = { 0 };
 	ah_build(&h, p, 0);
+	/* the functions' times serve the stopwatch only, unless they are to be summed into a file (-s):
+	 * gone before the arcs are, they never add to the peak (720 bytes a function) */
+	stopwatches(p, &h);
+	for (uint32_t i = 0; !o->sum_path && i < g->nthreads; i++) {
+		free(g->threads[i].fstats);
+		g->threads[i].fstats = NULL;
+		g->threads[i].nfstats = 0;
+	}
 	size_t known = p->nr, nraw = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++)
 		nraw += g->threads[i].narcs;
@@ -809,7 +819,6 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	}
 	if (!p->measured)
 		sampled_stacks(p, &b, &h);
-	stopwatches(p, &h);
 	trace_events(p, &b, &h);
 	free(h.keys);
 	free(h.vals);

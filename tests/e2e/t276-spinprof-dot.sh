@@ -1,6 +1,7 @@
 #!/bin/bash
 # t276: spinprof --format=dot writes the call graph for graphviz. samples/calls.c in time mode: `dot
-# -Tsvg` takes it without a word; graphviz's own reading of it (dot -Tjson) has exactly the nodes main,
+# -Tsvg` takes it without a word; graphviz's own reading of it (dot -Tjson; --cutoff=0, since c's
+# sink++ may weigh less than the default cutoff's 0.5 % on a busy machine) has exactly the nodes main,
 # a, b, c labelled with their calls (1, 10, 30, 60 ×) and the edges main->a, a->b, b->c labelled 10,
 # 30, 60 ×; main's total is 100 % and the selves add up to 100 %. --cutoff=PCT just above c's total
 # leaves c and its edge out and keeps b. A program whose light() does a thousandth of heavy()'s work
