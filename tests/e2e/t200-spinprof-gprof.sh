@@ -20,6 +20,8 @@
 #                            counts unequal, seconds off by more than 0.01, percents by more than 0.1);
 #                            PREFIXES (a regex, default any) picks the kinds of facts compared
 #   sp_header FILE           the lines of spinprof's output before "Flat profile:" / the call graph
+#   sp_export FORMAT OUT ARGS...  spinprof --format=FORMAT -o OUT ARGS: status 0 and nothing on stderr,
+#                            else what went wrong and status 1
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${SPINPROF:=$SPY_BUILD/spinprof}"
@@ -29,6 +31,14 @@ sp_check() {
 	local before=$tap_failed
 	check "$@"
 	[ "$tap_failed" -eq "$before" ]
+}
+
+sp_export() {
+	local fmt=$1 out=$2
+	shift 2
+	"$SPINPROF" --format="$fmt" -o "$out" "$@" 2>"$out.err" ||
+		{ echo "spinprof --format=$fmt: status $?"; cat "$out.err"; return 1; }
+	[ ! -s "$out.err" ] || { echo "spinprof --format=$fmt says:"; cat "$out.err"; return 1; }
 }
 
 sp_setup() {

@@ -22,12 +22,7 @@ tap_plan 9
 cd "$T" || exit 1
 
 # cg FILE.cg PROFILE...: spinprof --format=callgrind, status 0 and nothing on stderr
-cg() {
-	local out=$1
-	shift
-	"$SPINPROF" --format=callgrind -o "$out" "$@" 2>"$out.err" || { echo "status $?"; cat "$out.err"; return 1; }
-	[ ! -s "$out.err" ] || { cat "$out.err"; return 1; }
-}
+cg() { sp_export callgrind "$@"; }
 
 # ann FILE.cg OPTS...: callgrind_annotate's output (every function: --threshold=100), failing on any
 # warning it prints

@@ -24,8 +24,7 @@ cd "$T" || exit 1
 graph() {
 	local out=$1
 	shift
-	"$SPINPROF" --format=dot "$@" >"$out" 2>"$out.err" || { echo "spinprof: status $?"; cat "$out.err"; return 1; }
-	[ ! -s "$out.err" ] || { cat "$out.err"; return 1; }
+	sp_export dot "$out" "$@" || return 1
 	dot -Tsvg "$out" >"$out.svg" 2>"$out.doterr" || { echo "dot -Tsvg refuses it"; cat "$out.doterr"; return 1; }
 	[ ! -s "$out.doterr" ] || { echo "dot -Tsvg warns:"; cat "$out.doterr"; return 1; }
 	dot -Tjson "$out" 2>&1 | python3 -c '

@@ -21,12 +21,7 @@ tap_plan 9
 cd "$T" || exit 1
 
 # js OUT.json PROFILE...: spinprof --format=json, status 0, nothing on stderr
-js() {
-	local out=$1
-	shift
-	"$SPINPROF" --format=json -o "$out" "$@" 2>"$out.err" || { echo "status $?"; cat "$out.err"; return 1; }
-	[ ! -s "$out.err" ] || { cat "$out.err"; return 1; }
-}
+js() { sp_export json "$@"; }
 
 # py FILE.json 'PYTHON': run PYTHON with d = the parsed document, f = functions by name, a = arcs as
 # {(caller name, callee name): count}; an assertion that fails prints what it compared

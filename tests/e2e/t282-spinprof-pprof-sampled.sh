@@ -49,7 +49,7 @@ SRC=$SAMPLES/twocallers.c
 run_it() {
 	rt_sample twocallers "$P" || return 1
 	RT_ENV="SPYRT_WATCH=cpu" rt_run "$P" "$S" || return 1
-	"$SPINPROF" --format=pprof -o "$P.pb.gz" "$P.out" 2>"$P.err" || { echo "spinprof --format=pprof: status $?"; cat "$P.err"; return 1; }
+	sp_export pprof "$P.pb.gz" "$P.out" || return 1
 	[ ! -s "$P.err" ] || { echo "spinprof wrote on stderr:"; cat "$P.err"; return 1; }
 }
 if ! run_it >"$T/setup.log" 2>&1; then

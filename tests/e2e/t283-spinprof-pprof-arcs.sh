@@ -18,7 +18,7 @@ P=$T/twocallers
 run_it() {
 	rt_sample twocallers "$P" || return 1
 	RT_ENV="SPYRT_MODE=time SPYRT_WATCH=none" rt_run "$P" "$S" || return 1
-	"$SPINPROF" --format=pprof -o "$P.pb.gz" "$P.out" 2>"$P.err" || { echo "spinprof --format=pprof: status $?"; cat "$P.err"; return 1; }
+	sp_export pprof "$P.pb.gz" "$P.out" || return 1
 	"$SPINPROF" --spy -b --cutoff=0 "$P.out" >"$P.spy" 2>>"$P.err" || { cat "$P.err"; return 1; }
 	pp -top -nodefraction=0 -sample_index=calls "$P.pb.gz" >"$P.calls" || { echo "go tool pprof -top failed"; cat "$T/pprof.err"; return 1; }
 }

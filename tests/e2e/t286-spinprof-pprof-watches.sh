@@ -33,7 +33,7 @@ EOC
 run_it() {
 	rt_sample twocallers "$P" || return 1
 	RT_ENV="SPYRT_WATCH=calls:work" rt_run "$P" 100 || return 1
-	"$SPINPROF" --format=pprof -o "$P.pb.gz" "$P.out" 2>"$P.err" || { cat "$P.err"; return 1; }
+	sp_export pprof "$P.pb.gz" "$P.out" || return 1
 	rt_cc "$A" "$CC" "$A.c" || return 1
 	RT_ENV="SPYRT_WATCH=allocbytes" rt_run "$A" || return 1
 	"$SPINPROF" --format=pprof -o "$A.pb.gz" "$A.out" 2>"$A.err" || { cat "$A.err"; return 1; }
