@@ -88,7 +88,7 @@ void spy_warn(const char *fmt, ...)
 		return;
 }
 
-static const char *env_get(char **env, const char *name)
+const char *spy_env_get(char **env, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -100,7 +100,7 @@ static const char *env_get(char **env, const char *name)
 
 static int bool_var(char **env, const char *name, int def)
 {
-	const char *v = env_get(env, name);
+	const char *v = spy_env_get(env, name);
 
 	if (!v)
 		return def;
@@ -112,7 +112,7 @@ static int bool_var(char **env, const char *name, int def)
 
 static char *name_var(char **env, const char *name)
 {
-	const char *v = env_get(env, name);
+	const char *v = spy_env_get(env, name);
 
 	if (!v)
 		return NULL;
@@ -221,7 +221,7 @@ static void trace_var(struct spy_config *cfg, const char *v)
 static uint32_t range_var(char **env, const char *name, uint32_t lo, uint32_t hi, uint32_t def,
 			  const char *what)
 {
-	const char *v = env_get(env, name);
+	const char *v = spy_env_get(env, name);
 	char *end;
 	unsigned long n;
 
@@ -256,7 +256,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	cfg->hz = SPY_HZ_DEFAULT;
 	cfg->divisor = 1;
 
-	v = env_get(env, "SPYRT_OUT");
+	v = spy_env_get(env, "SPYRT_OUT");
 	if (v) {
 		int has_pid;
 		const char *why = out_problem(v, &has_pid);
@@ -273,7 +273,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 			}
 		}
 	}
-	v = env_get(env, "SPYRT_MODE");
+	v = spy_env_get(env, "SPYRT_MODE");
 	if (v) {
 		if (!strcmp(v, "count"))
 			cfg->mode = SPY_MODE_COUNT;
@@ -284,7 +284,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 		else
 			spy_warn("spy: SPYRT_MODE='%s' is not count, arcs or time; using time", v);
 	}
-	v = env_get(env, "SPYRT_ARCS");
+	v = spy_env_get(env, "SPYRT_ARCS");
 	if (v) {
 		char *end;
 		unsigned long n;
@@ -302,12 +302,12 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	cfg->start_thread = bool_var(env, "SPYRT_START_THREAD", 0);
 	if (cfg->start_thread && !cfg->start) {
 		spy_warn("spy: SPYRT_START_THREAD='%s' without SPYRT_START has no thread to follow; using 0",
-			 env_get(env, "SPYRT_START_THREAD"));
+			 spy_env_get(env, "SPYRT_START_THREAD"));
 		cfg->start_thread = 0;
 	}
 	cfg->off = bool_var(env, "SPYRT_OFF", 0);
 	cfg->ready = bool_var(env, "SPYRT_READY", 0);
-	v = env_get(env, "SPYRT_WATCH");
+	v = spy_env_get(env, "SPYRT_WATCH");
 	if (v)
 		watch_var(cfg, v);
 	cfg->hz = range_var(env, "SPYRT_HZ", 1, SPY_HZ_MAX, SPY_HZ_DEFAULT, "a rate in Hz");
@@ -318,7 +318,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 				 cfg->watch == GMON_WATCH_CACHE_MISSES ? 10000 :
 									 1000000,
 				 "a divisor");
-	v = env_get(env, "SPYRT_TRACE");
+	v = spy_env_get(env, "SPYRT_TRACE");
 	if (v)
 		trace_var(cfg, v);
 	cfg->signal_trace =

@@ -101,16 +101,6 @@ static int stated_looked;
 
 /* ---- environment ---- */
 
-static const char *env_get(char **env, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (; env && *env; env++)
-		if (!strncmp(*env, name, n) && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
-}
-
 /* A node name as SPYRT_LEGS and SPYRT_HIST spell it: no blank, comma, colon or '>'. */
 static int name_ok(const char *s, size_t n)
 {
@@ -275,17 +265,17 @@ void spy_nodes_env(char **env)
 {
 	const char *v;
 
-	v = env_get(env, "SPYRT_LEGS");
+	v = spy_env_get(env, "SPYRT_LEGS");
 	if (v)
 		legs_env(v);
-	v = env_get(env, "SPYRT_LEG_ADD");
+	v = spy_env_get(env, "SPYRT_LEG_ADD");
 	if (v) {
 		if (!strcmp(v, "successor"))
 			add_mode = GMON_ADD_SUCCESSOR;
 		else if (strcmp(v, "none"))
 			spy_warn("spy: SPYRT_LEG_ADD='%s' is not none or successor; using none", v);
 	}
-	v = env_get(env, "SPYRT_LEG_TRACK");
+	v = spy_env_get(env, "SPYRT_LEG_TRACK");
 	if (v) {
 		if (!strcmp(v, "none"))
 			track = GMON_TRACK_NONE;
@@ -294,7 +284,7 @@ void spy_nodes_env(char **env)
 		else if (strcmp(v, "all"))
 			spy_warn("spy: SPYRT_LEG_TRACK='%s' is not none, successor or all; using all", v);
 	}
-	v = env_get(env, "SPYRT_LEG_THREAD");
+	v = spy_env_get(env, "SPYRT_LEG_THREAD");
 	if (v) {
 		uint64_t tid;
 
@@ -311,7 +301,7 @@ void spy_nodes_env(char **env)
 				v);
 		}
 	}
-	v = env_get(env, "SPYRT_HIST");
+	v = spy_env_get(env, "SPYRT_HIST");
 	if (v)
 		hist_env(v);
 	/* the nodes SPYRT_LEGS names exist from the start, so that their legs are open from the first

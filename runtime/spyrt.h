@@ -633,6 +633,9 @@ struct spy_config {
 extern struct spy_config spy_cfg;
 /* One line on stderr, written whole. */
 void spy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* NAME's value in the environment env (the process's own, read before libc's environ is set), or
+ * NULL */
+const char *spy_env_get(char **env, const char *name);
 /* Read and validate the environment; each bad value is one line on stderr and the default. */
 void spy_env_load(struct spy_config *cfg, char **env);
 /* SPYRT_OUT with %p expanded; forked children get ".PID" unless %p is there. */
