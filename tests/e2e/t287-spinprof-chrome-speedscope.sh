@@ -31,7 +31,7 @@ loaded() {
 	viewer_speedscope "$P.json" "$V" || return 1
 	grep -qx 'import Chrome Timeline Object' "$V/shown" || { echo "not imported as a Chrome timeline"; return 1; }
 	# one thread: one profile, no lane selector
-	! grep -q '^lane ' "$V/shown" && grep -q '^row 1 ' "$V/shown" && [ -z "$(grep '^row' "$V/shown" | grep -v '^row 1 ')" ]
+	! grep -q '^lane ' "$V/shown" && grep -q '^row 1 ' "$V/shown" && ! grep '^row' "$V/shown" | grep -qv '^row 1 '
 }
 if ! sp_check "speedscope imports it as a Chrome timeline (its cpuProfile), one lane" loaded; then
 	for _ in 1 2 3; do not_ok "speedscope did not load it"; done
