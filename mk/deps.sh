@@ -27,6 +27,11 @@ pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
 # go tool pprof, headless chromium) and libc's debug symbols (t-names of libc's functions).
 pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-utils graphviz golang-go"
 pkgs="$pkgs chromium libc6-dbg"
+# Tests only: node and npm install and run the real viewers of tests/e2e/viewer (speedscope, driven in
+# headless chromium by playwright-core; t287-t289), whose npm packages are pinned by its package-lock.json.
+# Debian's npm is a package of its own, NodeSource's nodejs holds npm (and conflicts with Debian's): npm is
+# asked for below only when nodejs brought no npm command.
+pkgs="$pkgs nodejs"
 # Tests only: python3 reads spinprof's JSON and graphviz's (t276, t277).
 pkgs="$pkgs python3"
 # make SAN=thread and t136: ThreadSanitizer's runtime (gcc's own libgcc-dev pulls it in too)
@@ -72,5 +77,28 @@ if [ -n "$missing" ]; then
 	$sudo apt-get update
 	# shellcheck disable=SC2086
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $missing
+fi
+
+# The viewers' npm packages: `npm ci` from the lock file into tests/e2e/viewer/node_modules (ignored by
+# git), again whenever the lock file changes (a copy of it in node_modules tells). A failure leaves the
+# build alone: only t287-t289 need them, and they fail saying so.
+viewer=$(dirname "$0")/../tests/e2e/viewer
+if [ -f "$viewer/package-lock.json" ] && ! cmp -s "$viewer/package-lock.json" "$viewer/node_modules/.spy-lock"; then
+	if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+		echo "mk/deps.sh: installing npm" >&2
+		sudo=
+		[ "$(id -u)" -eq 0 ] || sudo=sudo
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y npm >&2 || true
+	fi
+	if command -v npm >/dev/null 2>&1; then
+		echo "mk/deps.sh: npm ci in tests/e2e/viewer" >&2
+		if (cd "$viewer" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+			cp "$viewer/package-lock.json" "$viewer/node_modules/.spy-lock"
+		else
+			echo "mk/deps.sh: npm ci in tests/e2e/viewer failed; t287-t289 will fail" >&2
+		fi
+	else
+		echo "mk/deps.sh: no npm; t287-t289 will skip" >&2
+	fi
 fi
 write_stamp

@@ -2,7 +2,9 @@
  * Perfetto, chrome://tracing and speedscope. Per thread: its name as metadata (ph "M"); a sampled
  * profile as a "Profile" and a "ProfileChunk" event holding a cpuProfile (nodes, samples, timeDeltas),
  * as Chrome DevTools records one; a time-mode profile without samples as its call tree of complete
- * events (ph "X") laid out by inclusive time, not a timeline (spinprof.1 says what each holds). */
+ * events (ph "X") laid out by inclusive time, not a timeline (spinprof.1 says what each holds). Checked
+ * in speedscope 1.25.0 (t287-t289), which named what is fixed here: lanes of same-named threads, and
+ * args shown inside the names of complete events. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,18 +71,25 @@ static void meta(FILE *f, int *first, const char *what, uint32_t pid, uint32_t t
 	*first = 0;
 }
 
-/* The name a thread is shown with: its own, else "thread TID". */
+/* The name a thread is shown with: its own, else "thread TID"; "NAME TID" when another thread has the
+ * same name (threads inherit their creator's), since speedscope labels a sampled thread's lane with
+ * its thread_name alone and would show several lanes under one name. */
 static void thread_meta(FILE *f, int *first, const struct gmon_profile *g, uint32_t pid, uint32_t tid)
 {
 	const char *name = NULL;
 	for (uint32_t i = 0; i < g->nthreads; i++)
 		if (g->threads[i].tid == tid)
 			name = g->threads[i].name;
+	int shared = 0;
+	for (uint32_t i = 0; name && name[0] && i < g->nthreads; i++)
+		shared |= g->threads[i].tid != tid && g->threads[i].name && !strcmp(g->threads[i].name, name);
 	char buf[64];
-	if (!name || !name[0]) {
+	if (!name || !name[0])
 		snprintf(buf, sizeof(buf), "thread %u", tid);
+	else if (shared)
+		snprintf(buf, sizeof(buf), "%.40s %u", name, tid);
+	if (!name || !name[0] || shared)
 		name = buf;
-	}
 	meta(f, first, "thread_name", pid, tid, name);
 }
 
@@ -194,14 +203,9 @@ static void lay(struct layout *l, uint32_t fn, double ts, double dur, int depth)
 	const struct prof_func *pf = &l->p->items[fn];
 	fputs(",\n{\"ph\":\"X\",\"name\":", l->f);
 	json_str(l->f, pf->name);
-	fprintf(l->f, ",\"cat\":\"function\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{",
-		l->pid, l->gt->tid, ts, dur);
-	if (pf->file) {
-		fputs("\"file\":", l->f);
-		json_str(l->f, pf->file);
-		fprintf(l->f, ",\"line\":%u", pf->line);
-	}
-	fputs("}}", l->f);
+	/* no args: speedscope shows an event's args as part of its name ("work {...}") */
+	fprintf(l->f, ",\"cat\":\"function\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", l->pid,
+		l->gt->tid, ts, dur);
 	l->nevents++;
 	if (depth >= MAX_DEPTH || l->incl[fn] <= 0)
 		return;

@@ -1,0 +1,157 @@
+#!/bin/bash
+# t288: spinprof --format=chrome's threads in speedscope (headless Chromium): one lane per thread,
+# each named apart and holding that thread's own functions and weights, as the runtime recorded them.
+# samples/threads.c (4 workers) with SPYRT_WATCH=calls:work (a stack per call of work, one unit each):
+# speedscope takes it for a Chrome timeline and shows 4 lanes, "FILE - threads TID" for each worker's
+# tid (threads share their creator's name: spinprof adds the tid, or every lane would read the same),
+# each lane's total, work's and worker's totals and work's self the calls of work the runtime
+# counted on that thread (M = 1000: 1.00ms). The same program in time mode (no samples): speedscope
+# takes its complete events for trace events and shows 5 lanes, "PROGRAM (pid P), threads TID (tid
+# TID)" (the process named by its argv[0]); each function's total and self on each thread are the CPU
+# time the runtime measured there (the dump's cycles over its clock rate, within speedscope's 2
+# decimals), under its bare name (an event's args would be shown as part of it); its Export nests work
+# in worker on each worker thread.
+. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$SPY_SRC/tests/e2e/viewer/viewer.sh"
+
+viewer_setup
+fl_setup
+tap_plan 5
+P=$T/threads
+M=1000
+
+made() {
+	fl_build threads "$P" || return 1
+	RT_ENV=SPYRT_WATCH=calls:work rt_run "$P" 4 $M || return 1
+	mv "$P.out" "$P-s.out"
+	"$SPINPROF" --format=chrome -o "$P-s.json" "$P-s.out" || return 1
+	RT_ENV="SPYRT_MODE=time SPYRT_WATCH=none" rt_run "$P" 4 20000 || return 1
+	mv "$P.out" "$P-t.out"
+	"$SPINPROF" --format=chrome -o "$P-t.json" "$P-t.out" || return 1
+	"$SPINPROF" --dump "$P-s.out" >"$P-s.dump" && "$SPINPROF" --dump "$P-t.out" >"$P-t.dump"
+}
+if ! sp_check "threads: a calls:work profile and a time-mode one, spinprof --format=chrome writes both" made; then
+	for _ in 1 2 3 4; do not_ok "no profiles of threads"; done
+	tap_done
+fi
+
+# check.py SHOWN DUMP WHAT: what speedscope showed (speedscope.js's lines) against the runtime's dump
+cat >"$T/check.py" <<'PY'
+import os, re, sys
+shown, dump, what = sys.argv[1], sys.argv[2], sys.argv[3]
+lanes, rows, imp = {}, {}, None
+for l in open(shown):
+    l = l.rstrip("\n")
+    if l.startswith("import "):
+        imp = l[7:]
+    elif l.startswith("lane "):
+        i, rest = l[5:].split(" ", 1)
+        lanes[int(i)] = rest.split("\t")
+    elif l.startswith("row "):
+        i, rest = l[4:].split(" ", 1)
+        rows.setdefault(int(i), []).append(rest.split("\t"))
+def us(s):  # speedscope's "1.23ms (45%)" in microseconds, and the precision it is shown with
+    m = re.match(r"([0-9.]+)(ns|µs|ms|s) ", s + " ")
+    k = {"ns": 1e-3, "µs": 1, "ms": 1e3, "s": 1e6}[m.group(2)]
+    return float(m.group(1)) * k, 0.005 * k
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+def near(got, want, what_):
+    v, prec = us(got)
+    # shown to 2 decimals of what spinprof wrote to 3 (a self: the difference of two such)
+    if abs(v - want) > prec + 0.002 + 1e-6 * want:
+        fail("%s: speedscope shows %s, the runtime %.3f us" % (what_, got, want))
+pid = hz = None
+tids, stack_w, times = [], {}, {}
+for l in open(dump):
+    f = l.split()
+    kv = dict(x.split("=", 1) for x in f[1:] if "=" in x)
+    if f[0] == "header":
+        pid = int(kv["pid"])
+    elif f[0] == "argv":
+        argv0 = f[1]
+    elif f[0] == "times":
+        hz = float(kv["tsc_hz"])
+    elif f[0] == "thread":
+        tids.append(int(kv["tid"]))
+    elif f[0] == "stack":
+        stack_w[int(kv["tid"])] = stack_w.get(int(kv["tid"]), 0) + int(kv["weight"])
+    elif f[0] == "time":
+        times[(int(kv["tid"]), kv["func"])] = (int(kv["incl"]), int(kv["self"]))
+n = len(lanes) or 1
+if what == "sampled":
+    if imp != "Chrome Timeline Object":
+        fail("imported as %r" % imp)
+    base = os.path.basename(sys.argv[4])
+    want = {"%s - threads %d" % (base, t): w for t, w in stack_w.items()}
+    got = {v[0]: (i, v[1]) for i, v in lanes.items()}
+    if len(lanes) != len(stack_w) or sorted(got) != sorted(want):
+        fail("lanes %r, the runtime's threads with samples %r" % (sorted(got), sorted(want)))
+    for name, (i, total) in got.items():
+        near(total, want[name], name)
+        r = {x[2]: x for x in rows.get(i, [])}
+        if sorted(r) != ["work", "worker"]:
+            fail("%s: functions %r" % (name, sorted(r)))
+        near(r["work"][0], want[name], name + ": work's total")
+        near(r["work"][1], want[name], name + ": work's self")
+        near(r["worker"][0], want[name], name + ": worker's total")
+        near(r["worker"][1], 0, name + ": worker's self")
+else:
+    if imp != "Trace Event Format profile":
+        fail("imported as %r" % imp)
+    want = {"%s (pid %d), threads %d (tid %d)" % (argv0, pid, t, t): t for t in tids}
+    got = {v[0]: i for i, v in lanes.items()}
+    if sorted(got) != sorted(want):
+        fail("lanes %r, the runtime's threads %r" % (sorted(got), sorted(want)))
+    for name, i in got.items():
+        t = want[name]
+        funcs = sorted(f for (tt, f) in times if tt == t)
+        r = {x[2]: x for x in rows.get(i, [])}
+        if sorted(r) != funcs:
+            fail("%s: speedscope shows %r, the runtime timed %r" % (name, sorted(r), funcs))
+        for f in funcs:
+            incl, self_ = times[(t, f)]
+            near(r[f][0], incl / hz * 1e6, "%s: %s's total" % (name, f))
+            near(r[f][1], self_ / hz * 1e6, "%s: %s's self" % (name, f))
+PY
+
+sampled() {
+	viewer_speedscope "$P-s.json" "$T/ss" >/dev/null || { cat "$T/ss/shown"; return 1; }
+	cat "$T/ss/shown"
+	python3 "$T/check.py" "$T/ss/shown" "$P-s.dump" sampled "$P-s.json"
+}
+check "samples: 4 lanes named apart by tid, each with the calls of work its thread made (work's self)" sampled
+
+timed() {
+	viewer_speedscope "$P-t.json" "$T/st" >/dev/null || { cat "$T/st/shown"; return 1; }
+	cat "$T/st/shown"
+	python3 "$T/check.py" "$T/st/shown" "$P-t.dump" timed
+}
+check "time mode: 5 lanes named apart, each function's total and self the CPU time measured on its thread" timed
+
+nested() {
+	local i n=0 f
+	for i in 1 2 3 4 5; do
+		viewer_export_folded "$T/st" $i >"$T/st/lane$i" || { cat "$T/st/lane$i"; return 1; }
+		f=$(awk '{ print $1 }' "$T/st/lane$i" | tr '\n' ' ')
+		echo "lane $i: $f"
+		case $f in
+		"worker worker;work ") n=$((n + 1)) ;;
+		"main ") ;;
+		*) return 1 ;;
+		esac
+	done
+	[ $n = 4 ]
+}
+check "time mode, its Export: work nested in worker on each of the 4 worker threads, main alone" nested
+
+shot() {
+	local i
+	for i in 1 2 3 4 5; do
+		[ "$(head -c 8 "$T/st/speedscope-$i.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+	done
+}
+check "a screenshot of each time-mode lane's flame chart is a PNG" shot
+
+tap_done
