@@ -139,6 +139,23 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	return spy_real_sigaction(sig, act, old);
 }
 
+/* signal(sig, h) with signal()'s BSD semantics, as glibc's, installed by set (signals.c's or
+ * sig-nest.c's) */
+static void (*bsd_signal(int sig, void (*h)(int),
+			 int (*set)(int, const struct sigaction *, struct sigaction *)))(int)
+{
+	struct sigaction a, o;
+
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = h;
+	a.sa_flags = SA_RESTART;
+	sigemptyset(&a.sa_mask);
+	sigaddset(&a.sa_mask, sig);
+	if (set(sig, &a, &o))
+		return SIG_ERR;
+	return o.sa_handler;
+}
+
 SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 {
 	spy_samp_resolve_real();
@@ -148,32 +165,11 @@ SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 	}
 	if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		foreign_now();
-	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE)) {
-		/* signal()'s BSD semantics, as glibc's */
-		struct sigaction a, o;
-
-		memset(&a, 0, sizeof(a));
-		a.sa_handler = h;
-		a.sa_flags = SA_RESTART;
-		sigemptyset(&a.sa_mask);
-		sigaddset(&a.sa_mask, sig);
-		if (spy_sig_action(sig, &a, &o))
-			return SIG_ERR;
-		return o.sa_handler;
-	}
-	if (spy_sig_nest_wraps(sig) && spy_real_sigaction) {
-		/* signal()'s BSD semantics, as glibc's, through the handler that nests (sig-nest.c) */
-		struct sigaction a, o;
-
-		memset(&a, 0, sizeof(a));
-		a.sa_handler = h;
-		a.sa_flags = SA_RESTART;
-		sigemptyset(&a.sa_mask);
-		sigaddset(&a.sa_mask, sig);
-		if (spy_sig_nest_action(sig, &a, &o))
-			return SIG_ERR;
-		return o.sa_handler;
-	}
+	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+		return bsd_signal(sig, h, spy_sig_action);
+	/* through the handler that nests (sig-nest.c) */
+	if (spy_sig_nest_wraps(sig) && spy_real_sigaction)
+		return bsd_signal(sig, h, spy_sig_nest_action);
 	return real_signal(sig, h);
 }
 #endif
