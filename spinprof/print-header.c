@@ -154,9 +154,15 @@ void print_header(FILE *f, const struct prof *p)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
 			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "", tsc_source(h));
 	fputc('\n', f);
-	if (counter(p, "threads_folded"))
+	uint32_t nfolded = 0;
+	for (uint32_t i = 0; i < p->spy.nthreads; i++)
+		nfolded += !!(p->spy.threads[i].flags & GMON_THREAD_FOLDED);
+	if (counter(p, "threads_folded") && nfolded == 1)
 		fprintf(f, "threads: %u (one of them %llu exited threads folded together)\n", p->spy.nthreads,
 			(unsigned long long)counter(p, "threads_folded"));
+	else if (counter(p, "threads_folded")) /* summed profiles: a folded record each */
+		fprintf(f, "threads: %u (%u of them %llu exited threads folded together)\n", p->spy.nthreads,
+			nfolded, (unsigned long long)counter(p, "threads_folded"));
 	else
 		fprintf(f, "threads: %u\n", p->spy.nthreads);
 	print_offcpu(f, p);

@@ -241,6 +241,32 @@ static uint32_t free_module_id(const struct gmon_profile *p, uint32_t *maxid)
 
 /* Move q's threads, functions, modules and samples into p, addresses relocated to p's load
  * addresses. */
+/* The counters that count things of every run add up; the others (how the run ended, what the
+ * plugin built) stay the first profile's. A counter only q has is added. */
+static void merge_counters(struct gmon_profile *p, const struct gmon_profile *q)
+{
+	static const char *const summed[] = { "threads", "threads_folded", "open_frames",
+					      "threads_without_tables" };
+	for (uint32_t i = 0; i < q->ncounters; i++) {
+		const struct gmon_counter *c = &q->counters[i];
+		uint32_t j;
+		if (!c->name)
+			continue;
+		for (j = 0; j < p->ncounters; j++)
+			if (p->counters[j].name && !strcmp(p->counters[j].name, c->name))
+				break;
+		if (j == p->ncounters) {
+			p->counters = xrealloc(p->counters, (p->ncounters + 1) * sizeof(*p->counters));
+			p->counters[p->ncounters].name = xstrdup(c->name);
+			p->counters[p->ncounters++].value = c->value;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(summed) / sizeof(*summed); k++)
+			if (!strcmp(c->name, summed[k]))
+				p->counters[j].value += c->value;
+	}
+}
+
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 {
 	int64_t *delta = xcalloc(q->nmodules + 1, sizeof(int64_t));
@@ -352,6 +378,7 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 	h->slots_lost += g->slots_lost;
 	h->unregistered += g->unregistered;
 	h->end_ns = h->start_ns + (h->end_ns - h->start_ns) + (g->end_ns - g->start_ns);
+	merge_counters(p, q);
 	free(delta);
 	free(newid);
 }

@@ -3,7 +3,8 @@
 # kept apart (the busiest), each further one is folded into one THREAD record (flag folded, tid 0,
 # COUNTERS threads_folded). N short threads, B at a time, each calls mid 3 times (mid calls leaf
 # twice), one of them mid 300 times: counts and arcs exact and summed over the records, kept + folded
-# = N, the busy thread kept apart, the self-check holds, spinprof's header says how many were folded;
+# = N, the busy thread kept apart, the self-check holds, spinprof's header says how many were folded
+# (and twice as many in two folded records when the profile is summed with itself);
 # in modes time (sampling on), arcs and count, one at a time and 8 at a time; sampled stacks folded
 # too; exit() while threads are made and folded keeps the self-check. The peak RSS of 20,000 threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept
 # per thread).
@@ -83,6 +84,10 @@ folded() {
 	"$SPY_BUILD/spinprof" "$f" >"$X.report" 2>&1 || { head -n 3 "$X.report"; return 1; }
 	grep -qx "threads: 34 (one of them $((n - 32)) exited threads folded together)" "$X.report" ||
 		{ grep '^threads' "$X.report"; return 1; }
+	# two runs summed: their folded threads add up, in a record each
+	"$SPY_BUILD/spinprof" "$f" "$f" >"$X.sum" 2>&1 || { head -n 3 "$X.sum"; return 1; }
+	grep -qx "threads: 68 (2 of them $((2 * (n - 32))) exited threads folded together)" "$X.sum" ||
+		{ echo "summed:"; grep '^threads' "$X.sum"; return 1; }
 	[ "$mode" = count ] && return 0
 	grep -q '^self-check: [0-9]* functions, add-one counts equal' "$X.report" && ! grep '^mismatch' "$X.report"
 }
