@@ -103,6 +103,8 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 static inline void pop_frame(struct spy_thread *t, uint64_t now)
 {
 	if (t->timed) {
+		if (unlikely(t->timed & SPY_TIMED_CTRS)) /* SPYRT_COUNTERS: only slow paths get here */
+			spy_ctr_pop(t);
 		if (unlikely(pop_frame_as(t, now, 1)))
 			spy_trace_exit(t, now);
 	} else {
@@ -187,6 +189,8 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 	if (t->timed) {
 		if (unlikely(push_frame_as(t, n, self, cs, sp, ai, now, 1)))
 			spy_trace_enter(t);
+		if (unlikely(t->timed & SPY_TIMED_CTRS))
+			spy_ctr_push(t, n);
 	} else {
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
 	}

@@ -1,0 +1,69 @@
+/* ctrpages: page faults of a known number in known functions, for SPYRT_COUNTERS (t155-t157).
+ *   args A B D K (default 40 25 4 10): left() has toucher() write the first byte of each of A fresh
+ *   pages, right() has it write B; rtouch(D) writes K fresh pages at each of its D levels of recursion,
+ *   then calls itself one level down. Fresh pages: an anonymous mapping of their own (made and
+ *   unmade where they are written, huge pages off), so one page fault a page, a minor one.
+ * Expected: main 1, left 1, right 1, toucher 2, rtouch D.
+ * Page faults: toucher's self A + B (A from left, B from right); left's and right's self 0 (their
+ * inclusive A and B); rtouch's self D * K, inclusive D * K (recursion counted once); the arc
+ * main -> rtouch inclusive D * K and self K, the arc rtouch -> rtouch self (D - 1) * K. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sample.h"
+
+/* n fresh pages written once each, then unmapped. Not checked by AddressSanitizer: its shadow
+ * memory's pages would fault in here too. */
+static __attribute__((always_inline, no_sanitize_address)) inline void write_pages(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		exit(1);
+	madvise(m, (size_t)(n * pg), MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++) {
+		m[i * pg] = 1;
+		BARRIER();
+	}
+	munmap(m, (size_t)(n * pg));
+}
+
+NOINL __attribute__((no_sanitize_address)) void toucher(long n)
+{
+	write_pages(n);
+}
+
+NOINL void left(long a)
+{
+	toucher(a);
+	BARRIER();
+}
+
+NOINL void right(long b)
+{
+	toucher(b);
+	BARRIER();
+}
+
+NOINL __attribute__((no_sanitize_address)) void rtouch(long d, long k)
+{
+	write_pages(k);
+	if (d > 1)
+		rtouch(d - 1, k);
+	BARRIER();
+}
+
+int main(int argc, char **argv)
+{
+	long a = argc > 1 ? atol(argv[1]) : 40, b = argc > 2 ? atol(argv[2]) : 25;
+	long d = argc > 3 ? atol(argv[3]) : 4, k = argc > 4 ? atol(argv[4]) : 10;
+
+	left(a);
+	right(b);
+	rtouch(d, k);
+	printf("left %ld right %ld rtouch %ld x %ld\n", a, b, d, k);
+	return 0;
+}
