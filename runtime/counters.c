@@ -12,20 +12,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* perf_event type and config of each of spy_ctr_names (env.c), in its order */
+/* perf_event type and config of each of spy_ctr_names (env.c), in its order, and whether it counts in
+ * kernel mode too: context switches happen nowhere else, and a thread's task clock runs there too.
+ * The rest count the program's own code (user mode, as perf's ":u"): page faults the kernel takes on
+ * its own behalf in a system call are not the function's, and they made a function that wrote N
+ * fresh pages count a few more now and then. */
 static const struct {
 	uint32_t type;
 	uint64_t config;
+	int kernel;
 } events[SPY_CTR_EVENTS] = {
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0 },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0 },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0 },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0 },
+	{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0 },
 };
 
 uint32_t spy_ctr_n;
@@ -38,12 +43,8 @@ const char *spy_ctr_name(uint32_t k)
 	return k < spy_ctr_n ? spy_ctr_names[ctr_ev[k]] : "";
 }
 
-/*
- * A counting event of the calling thread. The CPU's events count user mode only (the program's own
- * work, and what perf_event_paranoid allows everywhere); the kernel's software events count in both
- * modes where allowed, as `perf stat` does (a page fault the kernel takes while copying to the
- * program is the program's), else in user mode only: *user says which.
- */
+/* A counting event of the calling thread: kernel mode excluded unless the event is of the kernel
+ * (events[].kernel) and perf_event_paranoid allows it; *user says whether it was excluded. */
 static int ctr_open(uint32_t e, int *user)
 {
 	struct perf_event_attr a;
@@ -54,10 +55,11 @@ static int ctr_open(uint32_t e, int *user)
 	a.type = events[e].type;
 	a.config = events[e].config;
 	a.exclude_hv = 1;
-	a.exclude_kernel = *user = events[e].type == PERF_TYPE_HARDWARE;
+	a.exclude_kernel = (unsigned)(*user = !events[e].kernel);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
-		a.exclude_kernel = *user = 1;
+		a.exclude_kernel = 1;
+		*user = 1;
 		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	return fd;
@@ -97,6 +99,9 @@ void spy_ctr_init(void)
 			continue;
 		}
 		close(fd);
+		if (user && events[e].kernel)
+			spy_warn("spy: SPYRT_COUNTERS: %s counted in user mode only (perf_event_paranoid)",
+				 spy_ctr_names[e]);
 		ctr_ev[spy_ctr_n++] = e;
 	}
 }
@@ -228,6 +233,16 @@ void spy_ctr_push(struct spy_thread *t, uint32_t n)
 	errno = saved;
 }
 
+void spy_ctr_stamp(struct spy_thread *t)
+{
+	int saved = errno;
+
+	for (uint32_t k = 0; k < spy_ctr_n; k++)
+		t->ctr.stamp[k] = ctr_read(t, k);
+	t->ctr.stamped = 1;
+	errno = saved;
+}
+
 /* Arc ai's totals, committing the table's pages up to it; NULL when that failed. */
 static struct gmon_arcctr *arc_ctr(struct spy_thread *t, uint32_t ai)
 {
@@ -260,7 +275,7 @@ void spy_ctr_pop(struct spy_thread *t)
 	uint64_t d[GMON_CTR_MAX];
 
 	for (uint32_t k = 0; k < spy_ctr_n; k++) {
-		uint64_t now = ctr_read(t, k);
+		uint64_t now = t->ctr.stamped ? t->ctr.stamp[k] : ctr_read(t, k);
 
 		d[k] = now > f->entry[k] ? now - f->entry[k] : 0;
 	}

@@ -443,9 +443,11 @@ struct spy_thread {
 		int on;               /* had counters (SPYRT_COUNTERS): its arcs' totals are written */
 		int fd[GMON_CTR_MAX]; /* the run's spy_ctr_n counters of this thread: nfd open */
 		uint32_t nfd;
-		void *pg[GMON_CTR_MAX];      /* a hardware counter's mmap page (rdpmc), else NULL */
-		struct spy_ctrframe *frames; /* SPY_STACK_MAX + 1: [0] is the sentinel frame's */
-		struct gmon_arcctr *arcs;    /* by arc index, narcs usable (vm: reserved for every arc) */
+		void *pg[GMON_CTR_MAX];       /* a hardware counter's mmap page (rdpmc), else NULL */
+		struct spy_ctrframe *frames;  /* SPY_STACK_MAX + 1: [0] is the sentinel frame's */
+		struct gmon_arcctr *arcs;     /* by arc index, narcs usable (vm: reserved for every arc) */
+		uint64_t stamp[GMON_CTR_MAX]; /* the counters where an exit's frames end */
+		int stamped;                  /* set: the pops use stamp (spy_ctr_stamp) */
 		uint32_t narcs;
 		struct spy_vm vm;
 	} ctr;
@@ -555,6 +557,8 @@ void spy_ctr_reset(struct spy_thread *t);
 /* The frame at depth n was just pushed / the top frame is about to be popped (hooks.c). */
 void spy_ctr_push(struct spy_thread *t, uint32_t n);
 void spy_ctr_pop(struct spy_thread *t);
+/* Read the counters now for the pops until t->ctr.stamped is cleared (an exit's slow path). */
+void spy_ctr_stamp(struct spy_thread *t);
 
 /* fold.c: exited threads past the busiest SPY_KEEP_THREADS are summed into spy_folded (not listed,
  * state exited, tid 0), their records reused. Under spy_lock. */
