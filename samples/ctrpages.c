@@ -1,12 +1,14 @@
 /* ctrpages: page faults of a known number in known functions, for SPYRT_COUNTERS (t155-t157).
  *   args A B D K (default 40 25 4 10): left() has toucher() write the first byte of each of A fresh
  *   pages, right() has it write B; rtouch(D) writes K fresh pages at each of its D levels of recursion,
- *   then calls itself one level down. Fresh pages: an anonymous mapping of their own (made and
+ *   then calls itself one level down. A fifth argument (threads): left runs on a thread of its own,
+ *   at the same time as right. Fresh pages: an anonymous mapping of their own (made and
  *   unmade where they are written, huge pages off), so one page fault a page, a minor one.
  * Expected: main 1, left 1, right 1, toucher 2, rtouch D.
  * Page faults: toucher's self A + B (A from left, B from right); left's and right's self 0 (their
  * inclusive A and B); rtouch's self D * K, inclusive D * K (recursion counted once); the arc
  * main -> rtouch inclusive D * K and self K, the arc rtouch -> rtouch self (D - 1) * K. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -60,15 +62,33 @@ NOINL __attribute__((no_sanitize_address)) void rtouch(long d, long k)
 	BARRIER();
 }
 
+static long a;
+
+static void *left_thread(void *arg)
+{
+	(void)arg;
+	left(a);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	long a = argc > 1 ? atol(argv[1]) : 40, b = argc > 2 ? atol(argv[2]) : 25;
+	long b = argc > 2 ? atol(argv[2]) : 25;
 	long d = argc > 3 ? atol(argv[3]) : 4, k = argc > 4 ? atol(argv[4]) : 10;
 
 	pg = sysconf(_SC_PAGESIZE);
+	a = argc > 1 ? atol(argv[1]) : 40;
+	if (argc > 5) { /* "threads": left on a thread of its own, at the same time as right */
+		pthread_t t;
 
-	left(a);
-	right(b);
+		if (pthread_create(&t, NULL, left_thread, NULL))
+			return 1;
+		right(b);
+		pthread_join(t, NULL);
+	} else {
+		left(a);
+		right(b);
+	}
 	rtouch(d, k);
 	printf("left %ld right %ld rtouch %ld x %ld\n", a, b, d, k);
 	return 0;
