@@ -1,18 +1,21 @@
 /* ctrpages: page faults of a known number in known functions, for SPYRT_COUNTERS (t155-t157).
  *   args A B D K (default 40 25 4 10): left() has toucher() write the first byte of each of A fresh
  *   pages, right() has it write B; rtouch(D) writes K fresh pages at each of its D levels of recursion,
- *   then calls itself one level down. A fifth argument (threads): left runs on a thread of its own,
- *   at the same time as right. Fresh pages: an anonymous mapping of their own (made and
+ *   then calls itself one level down; sleeper(S) (arg 5, default 0) sleeps S times 1 ms, so S
+ *   context switches. A sixth argument (threads): left runs on a thread of its own, at the same time
+ *   as right. Fresh pages: an anonymous mapping of their own (made and
  *   unmade where they are written, huge pages off), so one page fault a page, a minor one.
- * Expected: main 1, left 1, right 1, toucher 2, rtouch D.
+ * Expected: main 1, left 1, right 1, toucher 2, rtouch D, sleeper 1.
  * Page faults: toucher's self A + B (A from left, B from right); left's and right's self 0 (their
  * inclusive A and B); rtouch's self D * K, inclusive D * K (recursion counted once); the arc
- * main -> rtouch inclusive D * K and self K, the arc rtouch -> rtouch self (D - 1) * K. */
+ * main -> rtouch inclusive D * K and self K, the arc rtouch -> rtouch self (D - 1) * K. Context
+ * switches: sleeper's self at least S (a preemption may add one). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sample.h"
@@ -62,6 +65,15 @@ NOINL __attribute__((no_sanitize_address)) void rtouch(long d, long k)
 	BARRIER();
 }
 
+NOINL void sleeper(long s)
+{
+	for (long i = 0; i < s; i++) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+}
+
 static long a;
 
 static void *left_thread(void *arg)
@@ -78,7 +90,7 @@ int main(int argc, char **argv)
 
 	pg = sysconf(_SC_PAGESIZE);
 	a = argc > 1 ? atol(argv[1]) : 40;
-	if (argc > 5) { /* "threads": left on a thread of its own, at the same time as right */
+	if (argc > 6) { /* "threads": left on a thread of its own, at the same time as right */
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, left_thread, NULL))
@@ -90,6 +102,7 @@ int main(int argc, char **argv)
 		right(b);
 	}
 	rtouch(d, k);
+	sleeper(argc > 5 ? atol(argv[5]) : 0);
 	printf("left %ld right %ld rtouch %ld x %ld\n", a, b, d, k);
 	return 0;
 }

@@ -118,7 +118,7 @@ fi
 # each thread counts its own: left on a thread of its own while main runs right, at the same time
 threads() {
 	local tids
-	run page-faults $A $B $D $K threads >/dev/null || return 1
+	run page-faults $A $B $D $K 0 threads >/dev/null || return 1
 	tids=$(rt_dump "$P.out" | awk '$1 == "thread" && /counters/' | wc -l)
 	is "threads with counters" "$tids" 2 &&
 		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
