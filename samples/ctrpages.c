@@ -2,8 +2,8 @@
  *   args A B D K (default 40 25 4 10): left() has toucher() write the first byte of each of A fresh
  *   pages, right() has it write B; rtouch(D) writes K fresh pages at each of its D levels of recursion,
  *   then calls itself one level down; sleeper(S) (arg 5, default 0) sleeps S times 1 ms, so S
- *   context switches. A sixth argument (threads): left runs on a thread of its own, at the same time
- *   as right. Fresh pages: an anonymous mapping of their own (made and
+ *   context switches. A sixth argument: "threads", left runs on a thread of its own, at the same time
+ *   as right; "fork", right runs in a fork()ed child, which then ends (its profile is its own). Fresh pages: an anonymous mapping of their own (made and
  *   unmade where they are written, huge pages off), so one page fault a page, a minor one.
  * Expected: main 1, left 1, right 1, toucher 2, rtouch D, sleeper 1.
  * Page faults: toucher's self A + B (A from left, B from right); left's and right's self 0 (their
@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,13 +92,28 @@ int main(int argc, char **argv)
 
 	pg = sysconf(_SC_PAGESIZE);
 	a = argc > 1 ? atol(argv[1]) : 40;
-	if (argc > 6) { /* "threads": left on a thread of its own, at the same time as right */
+	if (argc > 6 && !strcmp(argv[6], "threads")) { /* left on a thread, at the same time as right */
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, left_thread, NULL))
 			return 1;
 		right(b);
 		pthread_join(t, NULL);
+	} else if (argc > 6 && !strcmp(argv[6], "fork")) { /* right in a child, which ends there */
+		int st;
+		pid_t pid;
+
+		left(a);
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			right(b);
+			return 0;
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
 	} else {
 		left(a);
 		right(b);
