@@ -185,8 +185,9 @@ static inline uint64_t rdpmc(uint32_t i)
 }
 #endif
 
-/* Counter k of t now: rdpmc on the thread itself when its page allows it, else read(). */
-static uint64_t ctr_read(struct spy_thread *t, uint32_t k)
+/* Counter k of t now, the runtime's sampling handler's events included: rdpmc on the thread itself
+ * when its page allows it, else read(). */
+static uint64_t ctr_raw(struct spy_thread *t, uint32_t k)
 {
 	uint64_t v = 0;
 
@@ -219,6 +220,37 @@ static uint64_t ctr_read(struct spy_thread *t, uint32_t k)
 	if (k >= t->ctr.nfd || read(t->ctr.fd[k], &v, sizeof(v)) != (ssize_t)sizeof(v))
 		return 0;
 	return v;
+}
+
+/* Counter k of t now, less what the runtime's sampling handler counted (spy_ctr_handler_end). */
+static uint64_t ctr_read(struct spy_thread *t, uint32_t k)
+{
+	return ctr_raw(t, k) - SPY_GET(t->ctr.own[k]);
+}
+
+/*
+ * The runtime's SIGPROF handler runs inside the function it interrupts: its events (its first page
+ * faults, its instructions) are taken off every later read, as if it had not run. Not when it
+ * interrupts a hook (busy), which may be between reading a counter and taking own off: then they
+ * count where they land, as they would without this.
+ */
+int spy_ctr_handler_begin(struct spy_thread *t, uint64_t *v)
+{
+	if (!(t->timed & SPY_TIMED_CTRS) || t->busy)
+		return 0;
+	for (uint32_t k = 0; k < spy_ctr_n; k++)
+		v[k] = ctr_raw(t, k);
+	return 1;
+}
+
+void spy_ctr_handler_end(struct spy_thread *t, const uint64_t *v)
+{
+	for (uint32_t k = 0; k < spy_ctr_n; k++) {
+		uint64_t now = ctr_raw(t, k);
+
+		if (now > v[k])
+			SPY_SET(t->ctr.own[k], t->ctr.own[k] + (now - v[k]));
+	}
 }
 
 void spy_ctr_push(struct spy_thread *t, uint32_t n)

@@ -448,6 +448,7 @@ struct spy_thread {
 		struct gmon_arcctr *arcs;     /* by arc index, narcs usable (vm: reserved for every arc) */
 		uint64_t stamp[GMON_CTR_MAX]; /* the counters where an exit's frames end */
 		int stamped;                  /* set: the pops use stamp (spy_ctr_stamp) */
+		uint64_t own[GMON_CTR_MAX];   /* what the runtime's sampling handler counted */
 		uint32_t narcs;
 		struct spy_vm vm;
 	} ctr;
@@ -559,6 +560,9 @@ void spy_ctr_push(struct spy_thread *t, uint32_t n);
 void spy_ctr_pop(struct spy_thread *t);
 /* Read the counters now for the pops until t->ctr.stamped is cleared (an exit's slow path). */
 void spy_ctr_stamp(struct spy_thread *t);
+/* Around the SIGPROF handler on t's thread: its events are left out of t's counters (1 when begun). */
+int spy_ctr_handler_begin(struct spy_thread *t, uint64_t *v);
+void spy_ctr_handler_end(struct spy_thread *t, const uint64_t *v);
 
 /* fold.c: exited threads past the busiest SPY_KEEP_THREADS are summed into spy_folded (not listed,
  * state exited, tid 0), their records reused. Under spy_lock. */

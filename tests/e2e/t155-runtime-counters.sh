@@ -5,8 +5,8 @@
 # exactly A fresh pages when left calls it and B when right does, and whose rtouch writes K pages at
 # each of its D levels of recursion:
 #  - toucher's self and inclusive page faults are A through left and B through right, exactly: it is
-#    a leaf, and nothing of the profiler runs between its two reads (SPYRT_WATCH=none: the sampler's
-#    handler, when on, runs inside the function it interrupts, and its own first faults count there);
+#    a leaf, and nothing of the profiler runs between its two reads; even with the sampler's handler
+#    run at every page fault (SPYRT_WATCH=faults), inside toucher: its own events are left out;
 #  - left's and right's own are the hooks' first touches of their tables' pages (a new arc, a new
 #    function, a deeper frame: at most 8 here), and their inclusive counts are exactly their own plus
 #    toucher's;
@@ -18,13 +18,23 @@
 #  - two threads touching pages at the same time each count their own.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 7
+tap_plan 8
 
 P=$T/ctrpages
 A=300 B=120 D=5 K=7
 if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
 	for _ in $(seq 6); do not_ok "not built"; done
-	tap_done
+	handler() {
+	local n
+	RT_ENV="SPYRT_WATCH=faults SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || return 1
+	n=$(rt_get "$P.out" sampling taken)
+	echo "samples taken: $n"
+	[ "$n" -ge $((A + B)) ] &&
+		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B
+}
+check "the sampler's handler at every page fault, inside toucher: its own faults left out" handler
+tap_done
 fi
 
 # ctr FILE CALLER CALLEE EVENT FIELD: FIELD (incl, self) of the arcs CALLER -> CALLEE for EVENT,
@@ -132,4 +142,15 @@ threads() {
 		is "the thread's left incl" "$(ctr "$P.out" '*' left page-faults incl)" $((A + $(ctr "$P.out" '*' left page-faults self)))
 }
 check "two threads at once: each counts its own pages" threads
+
+handler() {
+	local n
+	RT_ENV="SPYRT_WATCH=faults SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || return 1
+	n=$(rt_get "$P.out" sampling taken)
+	echo "samples taken: $n"
+	[ "$n" -ge $((A + B)) ] &&
+		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B
+}
+check "the sampler's handler at every page fault, inside toucher: its own faults left out" handler
 tap_done
