@@ -260,14 +260,16 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				a->call_site, m ? (int64_t)m->id : (int64_t)-1, o ? o->incl : 0,
 				o ? o->self : 0, o ? o->self_pre : 0);
 			/* revision 3: the thread's counters, a line each (SPYRT_COUNTERS) */
-			for (uint32_t k = 0; th->arcctrs && k < th->nctrs; k++)
+			for (uint32_t k = 0; th->arcctrs && k < th->nctrs; k++) {
 				fprintf(f,
 					"arcctr tid=%" PRIu32 " caller=%s callee=%s site=0x%" PRIx64
-					" event=%s incl=%" PRIu64 " self=%" PRIu64 "\n",
+					" event=",
 					th->tid, sym_name(&t, a->caller, b1, sizeof(b1)),
-					sym_name(&t, a->callee, b2, sizeof(b2)), a->call_site,
-					th->ctr_names[k] ? th->ctr_names[k] : "?", th->arcctrs[j].incl[k],
+					sym_name(&t, a->callee, b2, sizeof(b2)), a->call_site);
+				put_str(f, th->ctr_names[k], 1);
+				fprintf(f, " incl=%" PRIu64 " self=%" PRIu64 "\n", th->arcctrs[j].incl[k],
 					th->arcctrs[j].self[k]);
+			}
 		}
 		for (uint64_t j = 0; j < th->nfstats; j++) {
 			const struct gmon_fstat *s = &th->fstats[j];

@@ -125,9 +125,12 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 			p->hz);
 		if (off)
 			fputs("event: OffCPU : cycles off the CPU\n", out);
-		for (uint32_t k = 0; k < nc; k++)
-			fprintf(out, "event: %s : %s (SPYRT_COUNTERS)\n", cg_event(p->ctr_names[k]),
-				p->ctr_names[k]);
+		for (uint32_t k = 0; k < nc; k++) {
+			fprintf(out, "event: %s : ", cg_event(p->ctr_names[k]));
+			for (const char *c = p->ctr_names[k]; *c; c++) /* a file's string: no line breaks */
+				fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+			fputs(" (SPYRT_COUNTERS)\n", out);
+		}
 		fprintf(out, "events: %s%s", p->measured ? "Cycles" : "Ticks", off ? " OffCPU" : "");
 		for (uint32_t k = 0; k < nc; k++)
 			fprintf(out, " %s", cg_event(p->ctr_names[k]));
