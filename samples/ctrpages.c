@@ -1,10 +1,13 @@
-/* ctrpages: page faults of a known number in known functions, for SPYRT_COUNTERS (t155-t157).
+/* ctrpages: page faults of a known number in known functions, for SPYRT_COUNTERS (t155-t158).
  *   args A B D K (default 40 25 4 10): left() has toucher() write the first byte of each of A fresh
  *   pages, right() has it write B; rtouch(D) writes K fresh pages at each of its D levels of recursion,
  *   then calls itself one level down; sleeper(S) (arg 5, default 0) sleeps S times 1 ms, so S
  *   context switches. A sixth argument: "threads", left runs on a thread of its own, at the same time
- *   as right; "fork", right runs in a fork()ed child, which then ends (its profile is its own). Fresh pages: an anonymous mapping of their own (made and
- *   unmade where they are written, huge pages off), so one page fault a page, a minor one.
+ *   as right; "fork", right runs in a fork()ed child, which then ends (its profile is its own); "fold",
+ *   left runs on 40 threads one after the other (more than the runtime keeps apart: the rest are
+ *   folded into one record), so toucher writes 40 * A pages from left. Fresh pages: an anonymous
+ *   mapping of their own (made and unmade where they are written, huge pages off), so one page fault
+ *   a page, a minor one.
  * Expected: main 1, left 1, right 1, toucher 2, rtouch D, sleeper 1.
  * Page faults: toucher's self A + B (A from left, B from right); left's and right's self 0 (their
  * inclusive A and B); rtouch's self D * K, inclusive D * K (recursion counted once); the arc
@@ -99,6 +102,14 @@ int main(int argc, char **argv)
 			return 1;
 		right(b);
 		pthread_join(t, NULL);
+	} else if (argc > 6 && !strcmp(argv[6], "fold")) { /* 40 threads in turn */
+		for (int i = 0; i < 40; i++) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, left_thread, NULL) || pthread_join(t, NULL))
+				return 1;
+		}
+		right(b);
 	} else if (argc > 6 && !strcmp(argv[6], "fork")) { /* right in a child, which ends there */
 		int st;
 		pid_t pid;

@@ -6,9 +6,12 @@
 # self and inclusive, and no left -> toucher; the parent's: left -> toucher exactly A, and no right.
 # After the fork the parent's own writes to memory it shares with the child are copy-on-write page
 # faults of the functions that make them: counted, and so not checked here beyond toucher's.
+# With "fold", left runs on 40 threads in turn, more than the runtime keeps apart: the exited threads
+# past 32 are summed into one folded record, counters too: each kept thread's left -> toucher is A,
+# the folded record's A times the threads it holds, and all of them 40 * A.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 3
+tap_plan 4
 
 P=$T/ctrpages
 A=250 B=90 D=3 K=5
@@ -50,4 +53,16 @@ parent() {
 		is "parent: no right -> toucher" "$(ctr "$P.out" right toucher page-faults self)" none
 }
 check "the parent's: left's toucher exactly $A pages, no right" parent
+
+fold() {
+	local per folded n
+	RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K 0 fold || return 1
+	n=$(rt_get "$P.out" counter threads_folded)
+	per=$(rt_dump "$P.out" | awk '$1 == "arcctr" && / caller=left callee=toucher / && !/ tid=0 / { sub(/.* self=/, ""); print }' | sort -u | tr '\n' ' ')
+	folded=$(rt_dump "$P.out" | awk '$1 == "arcctr" && / tid=0 caller=left callee=toucher / { sub(/.* self=/, ""); print }')
+	echo "kept threads' left -> toucher: $per; folded ($n threads): $folded"
+	[ "$n" -gt 0 ] && is "each kept thread's" "$per" "$A " && is "the folded record's" "$folded" $((n * A)) &&
+		is "all" "$(ctr "$P.out" left toucher page-faults self)" $((40 * A))
+}
+check "40 threads in turn, folded past 32: counters summed as the arcs are" fold
 tap_done
