@@ -23,18 +23,8 @@ tap_plan 8
 P=$T/ctrpages
 A=300 B=120 D=5 K=7
 if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
-	for _ in $(seq 6); do not_ok "not built"; done
-	handler() {
-	local n
-	RT_ENV="SPYRT_WATCH=faults SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || return 1
-	n=$(rt_get "$P.out" sampling taken)
-	echo "samples taken: $n"
-	[ "$n" -ge $((A + B)) ] &&
-		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
-		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B
-}
-check "the sampler's handler at every page fault, inside toucher: its own faults left out" handler
-tap_done
+	for _ in $(seq 7); do not_ok "not built"; done
+	tap_done
 fi
 
 # ctr FILE CALLER CALLEE EVENT FIELD: FIELD (incl, self) of the arcs CALLER -> CALLEE for EVENT,
@@ -96,7 +86,7 @@ recursion() {
 check "recursion counted once: rtouch's $D levels of $K pages" recursion
 
 three() {
-	local f c ev a
+	local f c a
 	run page-faults,minor-faults,major-faults $A $B $D $K >/dev/null || return 1
 	for f in "left toucher" "right toucher" "main rtouch" "rtouch rtouch"; do
 		for c in self incl; do

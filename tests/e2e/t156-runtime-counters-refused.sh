@@ -90,7 +90,7 @@ check "not in mode time (arcs, count): one line, ignored" notime
 bad() {
 	local v
 	for v in page-fault page-faults,page-faults page-faults,minor-faults,major-faults,task-clock \
-		page-faults, ,page-faults page-faults,,cycles 'page-faults cycles'; do
+		'page-faults,' ,page-faults page-faults,,cycles 'page-faults cycles'; do
 		RT_ENV="SPYRT_WATCH=none" SPYRT_COUNTERS="$v" rt_run "$P" $A $B $D $K || return 1
 		echo "'$v': $(cat "$P.stderr")"
 		[ "$(wc -l <"$P.stderr")" = 1 ] &&
