@@ -26,10 +26,11 @@
 #include "sample.h"
 
 /* n fresh pages written once each, then unmapped. Straight system calls, and not checked by
- * AddressSanitizer: its mmap interceptors and its shadow memory would fault pages of their own in. */
+ * AddressSanitizer or ThreadSanitizer: their interceptors and shadow memory would fault pages of
+ * their own in. */
 static long pg;
 
-static __attribute__((always_inline, no_sanitize_address)) inline void write_pages(long n)
+static __attribute__((always_inline, no_sanitize("address", "thread"))) inline void write_pages(long n)
 {
 	size_t len = (size_t)(n * pg);
 	char *m = (char *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -45,7 +46,7 @@ static __attribute__((always_inline, no_sanitize_address)) inline void write_pag
 	syscall(SYS_munmap, m, len);
 }
 
-NOINL __attribute__((no_sanitize_address)) void toucher(long n)
+NOINL __attribute__((no_sanitize("address", "thread"))) void toucher(long n)
 {
 	write_pages(n);
 }
@@ -62,7 +63,7 @@ NOINL void right(long b)
 	BARRIER();
 }
 
-NOINL __attribute__((no_sanitize_address)) void rtouch(long d, long k)
+NOINL __attribute__((no_sanitize("address", "thread"))) void rtouch(long d, long k)
 {
 	write_pages(k);
 	if (d > 1)
