@@ -350,6 +350,33 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 			f->outer_hist[j] = ld64(c->p + c->off + 8 * j);
 		c->off += 8 * (size_t)nh;
 	}
+	if (c->bad || !(t->flags & GMON_THREAD_COUNTERS))
+		return;
+	/* revision 3, GMON_THREAD_COUNTERS: the counters' names, then two words a counter for each arc */
+	t->nctrs = get_u32(c, "counter names");
+	if (!c->bad && (t->nctrs == 0 || t->nctrs > GMON_CTR_MAX)) {
+		cur_fail(c, "%" PRIu32 " counters (1 to %d)", t->nctrs, GMON_CTR_MAX);
+		t->nctrs = 0;
+		return;
+	}
+	for (uint32_t k = 0; k < t->nctrs && !c->bad; k++)
+		t->ctr_names[k] = get_str(c, "counter name");
+	if (!c->bad && t->narcs > rest(c) / (16 * (uint64_t)t->nctrs))
+		cur_fail(c, "%" PRIu64 " arc counter totals cannot fit in the %" PRIu64 " bytes left",
+			 t->narcs, rest(c));
+	if (!c->bad && t->narcs)
+		t->arcctrs = get_array(c, t->narcs, sizeof(*t->arcctrs), "arc counter totals");
+	for (uint64_t i = 0; t->arcctrs && i < t->narcs && need(c, 16 * (size_t)t->nctrs, "arc counters");
+	     i++) {
+		const uint8_t *q = c->p + c->off;
+
+		memset(&t->arcctrs[i], 0, sizeof(t->arcctrs[i]));
+		for (uint32_t k = 0; k < t->nctrs; k++) {
+			t->arcctrs[i].incl[k] = ld64(q + 16 * k);
+			t->arcctrs[i].self[k] = ld64(q + 16 * k + 8);
+		}
+		c->off += 16 * (size_t)t->nctrs;
+	}
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

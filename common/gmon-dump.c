@@ -128,8 +128,9 @@ static char *esc_dup(const char *s)
 
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	static const char *const hflags[] = { "tsc_invariant", "final",      "forked",     "offcpu_none",
-					      "signal",        "incomplete", "no_hwcount", NULL };
+	static const char *const hflags[] = { "tsc_invariant", "final",    "forked",
+					      "offcpu_none",   "signal",   "incomplete",
+					      "no_hwcount",    "no_hwctr", NULL };
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);
@@ -179,7 +180,8 @@ static void dump_nhist(FILE *f, const struct gmon_nhist *h)
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
-	static const char *const tflags[] = { "main", "exited", "offcpu", "stopwatch", "folded", NULL };
+	static const char *const tflags[] = { "main",   "exited",   "offcpu", "stopwatch",
+					      "folded", "counters", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
@@ -257,6 +259,17 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				sym_name(&t, a->callee, b2, sizeof(b2)), a->count, a->incl, a->self,
 				a->call_site, m ? (int64_t)m->id : (int64_t)-1, o ? o->incl : 0,
 				o ? o->self : 0, o ? o->self_pre : 0);
+			/* revision 3: the thread's counters, a line each (SPYRT_COUNTERS) */
+			for (uint32_t k = 0; th->arcctrs && k < th->nctrs; k++) {
+				fprintf(f,
+					"arcctr tid=%" PRIu32 " caller=%s callee=%s site=0x%" PRIx64
+					" event=",
+					th->tid, sym_name(&t, a->caller, b1, sizeof(b1)),
+					sym_name(&t, a->callee, b2, sizeof(b2)), a->call_site);
+				put_str(f, th->ctr_names[k], 1);
+				fprintf(f, " incl=%" PRIu64 " self=%" PRIu64 "\n", th->arcctrs[j].incl[k],
+					th->arcctrs[j].self[k]);
+			}
 		}
 		for (uint64_t j = 0; j < th->nfstats; j++) {
 			const struct gmon_fstat *s = &th->fstats[j];

@@ -243,6 +243,22 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 		for (uint32_t j = 0; j < nh; j++)
 			put_u64(b, f->outer_hist[j]);
 	}
+	/* revision 3, GMON_THREAD_COUNTERS: the counters' names, then incl and self of each for each
+	 * arc */
+	if (!(t->flags & GMON_THREAD_COUNTERS))
+		return;
+	put_u32(b, t->nctrs);
+	for (uint32_t k = 0; k < t->nctrs; k++)
+		put_str(b, t->ctr_names[k]);
+	for (uint64_t i = 0; i < t->narcs; i++) {
+		static const struct gmon_arcctr none;
+		const struct gmon_arcctr *o = t->arcctrs ? &t->arcctrs[i] : &none;
+
+		for (uint32_t k = 0; k < t->nctrs; k++) {
+			put_u64(b, o->incl[k]);
+			put_u64(b, o->self[k]);
+		}
+	}
 }
 
 static void enc_sampling(struct gbuf *b, const struct gmon_sampling *s)

@@ -58,6 +58,8 @@ enum gmon_header_flags {
 	GMON_HDR_INCOMPLETE = 1u << 5, /* written at a crash: what could be read then */
 	/* revision 3: SPYRT_WATCH named a hardware counter the machine does not have: sampled by cpu */
 	GMON_HDR_NO_HWCOUNT = 1u << 6,
+	/* revision 3: SPYRT_COUNTERS named a hardware counter the machine does not have: left out */
+	GMON_HDR_NO_HWCTR = 1u << 7,
 };
 
 /* Header flags bits 8-11: how tsc_hz was obtained. */
@@ -89,6 +91,8 @@ enum gmon_thread_flags {
 	GMON_THREAD_STOPWATCH = 1u << 3,
 	/* revision 3: exited threads summed into one record, tid 0 (counter threads_folded: how many) */
 	GMON_THREAD_FOLDED = 1u << 4,
+	/* revision 3: its arcs have perf_event counter totals (SPYRT_COUNTERS): arcctrs, ctr_names */
+	GMON_THREAD_COUNTERS = 1u << 5,
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
@@ -168,6 +172,14 @@ struct gmon_arcoff {
 	uint64_t incl, self, self_pre;
 };
 
+/* Revision 3, threads with GMON_THREAD_COUNTERS: an arc's totals of each of the thread's counters
+ * (SPYRT_COUNTERS, its ctr_names), kept as its cycles are: inclusive (outermost calls, as incl) and
+ * self (less what its callees counted). Entries past the thread's nctrs are 0. */
+#define GMON_CTR_MAX 3
+struct gmon_arcctr {
+	uint64_t incl[GMON_CTR_MAX], self[GMON_CTR_MAX];
+};
+
 /* A function's timing on one thread: calls timed, inclusive cycles of its outermost activations,
  * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles.
  * Revision 3 (GMON_THREAD_STOPWATCH), the stopwatch of its outermost calls (SystemTap's): their
@@ -201,6 +213,11 @@ struct gmon_thread {
 	struct gmon_arcoff *arcoffs; /* NULL, or narcs entries beside arcs (GMON_THREAD_OFFCPU) */
 	struct gmon_fstat *fstats;
 	struct gmon_count *counts;
+	/* revision 3 (GMON_THREAD_COUNTERS): nctrs event names ("page-faults") and narcs totals
+	 * beside arcs; nctrs 0 and arcctrs NULL without */
+	uint32_t nctrs;
+	char *ctr_names[GMON_CTR_MAX];
+	struct gmon_arcctr *arcctrs;
 };
 
 /* What the samples count (SPYRT_WATCH). */

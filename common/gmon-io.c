@@ -293,6 +293,9 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->threads[i].name);
 		free(p->threads[i].arcs);
 		free(p->threads[i].arcoffs);
+		free(p->threads[i].arcctrs);
+		for (uint32_t k = 0; k < p->threads[i].nctrs && k < GMON_CTR_MAX; k++)
+			free(p->threads[i].ctr_names[k]);
 		free(p->threads[i].fstats);
 		free(p->threads[i].counts);
 	}

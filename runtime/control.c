@@ -160,6 +160,7 @@ static void init_once(void)
 			starts = 1; /* no START/STOP: recording is as spy_on/spy_off say */
 		w |= SPY_CTL_WATCH;
 	}
+	spy_ctr_init();
 	spy_samp_init();
 	spy_sig_init();
 	if (spy_cfg.off)

@@ -149,7 +149,7 @@ static const char *out_problem(const char *v, int *has_pid)
 static const char *const known[] = { "SPYRT_OUT", "SPYRT_MODE", "SPYRT_ARCS", "SPYRT_START", "SPYRT_STOP",
 				     "SPYRT_OFF", "SPYRT_READY", "SPYRT_WATCH", "SPYRT_HZ", "SPYRT_DIVISOR",
 				     "SPYRT_START_THREAD", "SPYRT_TRACE", "SPYRT_FAULT_TRACE",
-				     "SPYRT_SIGNAL_TRACE",
+				     "SPYRT_SIGNAL_TRACE", "SPYRT_COUNTERS",
 				     /* nodes.c's */
 				     "SPYRT_LEGS", "SPYRT_LEG_ADD", "SPYRT_LEG_TRACK", "SPYRT_LEG_THREAD",
 				     "SPYRT_HIST", NULL };
@@ -215,6 +215,49 @@ static void trace_var(struct spy_config *cfg, const char *v)
 	}
 	spy_warn("spy: SPYRT_TRACE='%s' is not a list of at most %u function names (FUNC,...); no trace", v,
 		 SPY_TRACE_FUNCS);
+}
+
+/* The first five count what the CPU does (hardware: counters.c opens them as such), the rest are the
+ * kernel's software events. */
+const char *const spy_ctr_names[SPY_CTR_EVENTS] = {
+	"instructions",     "cycles",     "cache-misses", "branch-misses", "page-faults",
+	"context-switches", "task-clock", "minor-faults", "major-faults",
+};
+
+/* SPYRT_COUNTERS=EVENT[,EVENT...]: at most GMON_CTR_MAX known names, none twice; else one line and no
+ * counters. */
+static void counters_var(struct spy_config *cfg, const char *v)
+{
+	const char *p = v;
+	uint32_t n = 0;
+
+	while (*v) {
+		size_t len = strcspn(p, ",");
+		uint32_t e = 0;
+
+		while (e < SPY_CTR_EVENTS &&
+		       (strlen(spy_ctr_names[e]) != len || strncmp(spy_ctr_names[e], p, len)))
+			e++;
+		if (e == SPY_CTR_EVENTS || n == GMON_CTR_MAX)
+			goto bad;
+		for (uint32_t k = 0; k < n; k++)
+			if (cfg->ctr[k] == e)
+				goto bad;
+		cfg->ctr[n++] = e;
+		if (!p[len])
+			break;
+		p += len + 1;
+		if (!*p)
+			goto bad;
+	}
+	cfg->nctr = n;
+	return;
+bad:
+	spy_warn(
+		"spy: SPYRT_COUNTERS='%s' is not a list of at most %d different events of instructions, "
+		"cycles, cache-misses, branch-misses, page-faults, context-switches, task-clock, minor-faults, "
+		"major-faults; no counters",
+		v, GMON_CTR_MAX);
 }
 
 /* A whole decimal number in [lo, hi], or def after one line naming the variable. */
@@ -321,6 +364,9 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	v = spy_env_get(env, "SPYRT_TRACE");
 	if (v)
 		trace_var(cfg, v);
+	v = env_get(env, "SPYRT_COUNTERS");
+	if (v)
+		counters_var(cfg, v);
 	cfg->signal_trace =
 		range_var(env, "SPYRT_SIGNAL_TRACE", 0, SPY_FAULT_TRACE_MAX, 0, "a number of signals");
 	cfg->fault_trace = range_var(env, "SPYRT_FAULT_TRACE", 0, SPY_FAULT_TRACE_MAX,

@@ -73,12 +73,14 @@ static void compact(struct spy_thread *f)
 	memset(&g, 0, sizeof(g));
 	g.arcs = d->arcs;
 	g.arcoffs = d->arcoffs;
+	g.arcctrs = d->arcctrs;
 	g.narcs = d->narcs;
 	g.fstats = d->fstats;
 	g.nfstats = d->nfstats;
 	spy_merge_thread(&g);
 	d->arcs = g.arcs;
 	d->arcoffs = g.arcoffs;
+	d->arcctrs = g.arcctrs;
 	d->narcs = g.narcs;
 	d->nfstats = g.nfstats;
 	if (d->ncounts > 1)
@@ -175,23 +177,11 @@ static void fold_one(struct spy_thread *v)
 	struct spy_samp *fs = &f->samp, *vs = &v->samp;
 	int bad = 0;
 
-	/* off-CPU times beside the arcs: zero for a thread without them */
-	if (s->arcoffs || d->arcoffs) {
-		uint64_t n = d->narcs + s->narcs;
-		struct gmon_arcoff *o = realloc(d->arcoffs, (n ? n : 1) * sizeof(*o));
-
-		if (o) {
-			if (!d->arcoffs)
-				memset(o, 0, d->narcs * sizeof(*o));
-			if (s->arcoffs)
-				memcpy(o + d->narcs, s->arcoffs, s->narcs * sizeof(*o));
-			else
-				memset(o + d->narcs, 0, s->narcs * sizeof(*o));
-			d->arcoffs = o;
-		} else {
-			bad = 1;
-		}
-	}
+	/* off-CPU times and counter totals beside the arcs: zero for a thread without them */
+	bad |= spy_append_beside((void **)&d->arcoffs, d->narcs, s->arcoffs, s->narcs, sizeof(*s->arcoffs));
+	if (!bad)
+		bad |= spy_append_beside((void **)&d->arcctrs, d->narcs, s->arcctrs, s->narcs,
+					 sizeof(*s->arcctrs));
 	if (!bad) {
 		uint64_t na = d->narcs;
 

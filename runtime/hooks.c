@@ -106,6 +106,8 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 static inline void pop_frame(struct spy_thread *t, uint64_t now)
 {
 	if (t->timed) {
+		if (unlikely(t->timed & SPY_TIMED_CTRS)) /* SPYRT_COUNTERS: only slow paths get here */
+			spy_ctr_pop(t);
 		if (unlikely(pop_frame_as(t, now, 1)))
 			spy_trace_exit(t, now);
 	} else {
@@ -190,6 +192,12 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 	if (t->timed) {
 		if (unlikely(push_frame_as(t, n, self, cs, sp, ai, now, 1)))
 			spy_trace_enter(t);
+		if (unlikely(t->timed & SPY_TIMED_CTRS)) {
+			spy_ctr_push(t, n);
+			/* the reads' cost (a system call each for software events) is the caller's, as
+			 * at the exit, where they follow the time stamp */
+			t->stack[n].entry = spy_cycles();
+		}
 	} else {
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
 	}
@@ -504,6 +512,10 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		return;
 	SPY_SET(t->busy, 1);
 	barrier();
+	/* SPYRT_COUNTERS: the frames this exit ends end here, before the work below (a first touch of
+	 * the off-CPU table's pages is no page fault of theirs) */
+	if (t->timed & SPY_TIMED_CTRS)
+		spy_ctr_stamp(t);
 	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
 	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
@@ -515,6 +527,7 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		while (lo != sp && t->depth && key_slot(t->stack[t->depth - 1].sp) == sp)
 			spy_hooks_pop(t, now, 0);
 	}
+	t->ctr.stamped = 0;
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
 		spy_park(t);
 	barrier();

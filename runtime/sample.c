@@ -293,6 +293,9 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	struct spy_samp *s;
 	uint32_t flags = 0, n;
 	int saved = errno;
+	/* SPYRT_COUNTERS: this handler's own events are not the interrupted function's */
+	uint64_t ctr[GMON_CTR_MAX];
+	int ctr_on = spy_ctr_handler_begin(spy_tls_thread, ctr);
 
 	(void)sig;
 	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped))
@@ -344,6 +347,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	SPY_SET(s->handler_cycles, s->handler_cycles + spy_cycles() - c0);
 	spy_samp_unlock(s);
 out:
+	if (ctr_on)
+		spy_ctr_handler_end(spy_tls_thread, ctr);
 	errno = saved;
 }
 

@@ -386,6 +386,7 @@ struct spy_tdata {
 	uint64_t narcs, nfstats, ncounts;
 	struct gmon_arc *arcs;
 	struct gmon_arcoff *arcoffs; /* beside arcs when off-CPU time was measured, else NULL */
+	struct gmon_arcctr *arcctrs; /* beside arcs when the thread had counters, else NULL */
 	struct gmon_fstat *fstats;
 	struct spy_tcount {
 		uint32_t slot;
@@ -454,6 +455,19 @@ struct spy_thread {
 		uint32_t narcs;
 		struct spy_vm vm;
 	} off;
+	struct spy_ctrs {
+		int on;               /* had counters (SPYRT_COUNTERS): its arcs' totals are written */
+		int fd[GMON_CTR_MAX]; /* the run's spy_ctr_n counters of this thread: nfd open */
+		uint32_t nfd;
+		void *pg[GMON_CTR_MAX];       /* a hardware counter's mmap page (rdpmc), else NULL */
+		struct spy_ctrframe *frames;  /* SPY_STACK_MAX + 1: [0] is the sentinel frame's */
+		struct gmon_arcctr *arcs;     /* by arc index, narcs usable (vm: reserved for every arc) */
+		uint64_t stamp[GMON_CTR_MAX]; /* the counters where an exit's frames end */
+		int stamped;                  /* set: the pops use stamp (spy_ctr_stamp) */
+		uint64_t own[GMON_CTR_MAX];   /* what the runtime's sampling handler counted */
+		uint32_t narcs;
+		struct spy_vm vm;
+	} ctr;
 	struct spy_tring {
 		struct gmon_tevent *ev; /* SPY_TRACE_EVENTS, mapped at the thread's first hook */
 		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
@@ -463,6 +477,10 @@ struct spy_thread {
 	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
 	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
 };
+
+/* timed's bit 1: the thread reads counters at every hook (counters.c), which only the slow paths do:
+ * its gate is not SPY_GATE_TIMED, so the fast paths stay as they are for every other thread. */
+#define SPY_TIMED_CTRS 2u
 
 /* The gate of a thread in mode time that needs no slow path: timed = 1 in the word's upper half. */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -537,6 +555,31 @@ static inline int spy_offcpu_pending(const struct spy_thread *t)
 	return __atomic_load_n(t->sw_head, __ATOMIC_RELAXED) != t->sw_seen;
 }
 
+/* counters.c: SPYRT_COUNTERS, perf_event counters read at each hook of mode time */
+struct spy_ctrframe {
+	uint64_t entry[GMON_CTR_MAX];    /* the counters when the frame was pushed */
+	uint64_t children[GMON_CTR_MAX]; /* what its completed callees counted */
+};
+extern uint32_t spy_ctr_n; /* counters the run measures (those that could be opened at start-up) */
+extern int spy_no_hwctr;   /* SPYRT_COUNTERS named a hardware counter the machine lacks (bit 7) */
+/* The name of the run's counter k, as SPYRT_COUNTERS spells it. */
+const char *spy_ctr_name(uint32_t k);
+/* At start-up: open each counter once, say which are refused, keep the rest. */
+void spy_ctr_init(void);
+/* The calling thread's counters; on failure it has none, said once. */
+void spy_ctr_open(struct spy_thread *t);
+void spy_ctr_close(struct spy_thread *t);
+/* Zero the arcs' totals and start the open frames from now (spy_thread_reset). */
+void spy_ctr_reset(struct spy_thread *t);
+/* The frame at depth n was just pushed / the top frame is about to be popped (hooks.c). */
+void spy_ctr_push(struct spy_thread *t, uint32_t n);
+void spy_ctr_pop(struct spy_thread *t);
+/* Read the counters now for the pops until t->ctr.stamped is cleared (an exit's slow path). */
+void spy_ctr_stamp(struct spy_thread *t);
+/* Around the SIGPROF handler on t's thread: its events are left out of t's counters (1 when begun). */
+int spy_ctr_handler_begin(struct spy_thread *t, uint64_t *v);
+void spy_ctr_handler_end(struct spy_thread *t, const uint64_t *v);
+
 /* fold.c: exited threads past the busiest SPY_KEEP_THREADS are summed into spy_folded (not listed,
  * state exited, tid 0), their records reused. Under spy_lock. */
 #define SPY_KEEP_THREADS 32
@@ -550,6 +593,9 @@ void spy_fold_forget(void);             /* spy_flush, fork child */
 void spy_fold_compact(void);            /* merge the aggregate's equal entries (before writing) */
 /* write.c: sort and merge a thread's entries with equal keys (arcs with their off-CPU times). */
 void spy_merge_thread(struct gmon_thread *t);
+/* write.c: an array beside arcs (*dst of dn entries, or NULL when none had it) grows by sn entries of
+ * src, zero when src is NULL. 0 or -1 (no memory). */
+int spy_append_beside(void **dst, uint64_t dn, const void *src, uint64_t sn, size_t size);
 
 /* hooks.c */
 void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned);
@@ -612,23 +658,29 @@ const char *spy_module_path(const struct spy_module *m);
 /* ---- env.c ---- */
 
 struct spy_config {
-	char *out;             /* SPYRT_OUT, with %p unexpanded */
-	int out_has_pid;       /* SPYRT_OUT contains %p */
-	uint32_t mode;         /* SPYRT_MODE */
-	uint32_t arcs;         /* SPYRT_ARCS */
-	char *start, *stop;    /* SPYRT_START, SPYRT_STOP */
-	int start_thread;      /* SPYRT_START_THREAD: record only the thread that hit START first */
-	int off;               /* SPYRT_OFF */
-	int ready;             /* SPYRT_READY */
-	uint32_t watch;        /* SPYRT_WATCH: enum gmon_watch */
-	char *target;          /* SPYRT_WATCH=calls:FUNC: FUNC */
-	uint32_t hz;           /* SPYRT_HZ */
-	uint32_t divisor;      /* SPYRT_DIVISOR */
-	char *trace;           /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
-	uint32_t fault_trace;  /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
-	uint32_t signal_trace; /* SPYRT_SIGNAL_TRACE: signals kept per thread (0: no trace) */
-	uint32_t ntrace;       /* its names */
+	char *out;                  /* SPYRT_OUT, with %p unexpanded */
+	int out_has_pid;            /* SPYRT_OUT contains %p */
+	uint32_t mode;              /* SPYRT_MODE */
+	uint32_t arcs;              /* SPYRT_ARCS */
+	char *start, *stop;         /* SPYRT_START, SPYRT_STOP */
+	int start_thread;           /* SPYRT_START_THREAD: record only the thread that hit START first */
+	int off;                    /* SPYRT_OFF */
+	int ready;                  /* SPYRT_READY */
+	uint32_t watch;             /* SPYRT_WATCH: enum gmon_watch */
+	char *target;               /* SPYRT_WATCH=calls:FUNC: FUNC */
+	uint32_t hz;                /* SPYRT_HZ */
+	uint32_t divisor;           /* SPYRT_DIVISOR */
+	char *trace;                /* SPYRT_TRACE: FUNC,... (NULL: no trace) */
+	uint32_t fault_trace;       /* SPYRT_FAULT_TRACE: page faults kept per thread (watch faults) */
+	uint32_t signal_trace;      /* SPYRT_SIGNAL_TRACE: signals kept per thread (0: no trace) */
+	uint32_t ntrace;            /* its names */
+	uint32_t nctr;              /* SPYRT_COUNTERS: how many */
+	uint32_t ctr[GMON_CTR_MAX]; /* their indices in spy_ctr_names */
 };
+
+/* SPYRT_COUNTERS's event names (env.c), indexed as counters.c's table of perf_event types */
+#define SPY_CTR_EVENTS 9
+extern const char *const spy_ctr_names[SPY_CTR_EVENTS];
 
 extern struct spy_config spy_cfg;
 /* One line on stderr, written whole. */

@@ -174,8 +174,10 @@ static int setup_tables(struct spy_thread *t)
 		return -1;
 	}
 	t->stack_max = SPY_STACK_MAX;
-	if (t->timed)
+	if (t->timed) {
 		spy_offcpu_open(t);
+		spy_ctr_open(t); /* SPYRT_COUNTERS: sets SPY_TIMED_CTRS in timed */
+	}
 	spy_trace_thread_start(t);
 	__atomic_store_n(&t->tables, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -246,6 +248,7 @@ void spy_thread_reset(struct spy_thread *t)
 	now = spy_cycles();
 	for (uint32_t i = 0; i < t->depth; i++)
 		t->stack[i].entry = now;
+	spy_ctr_reset(t);
 }
 
 /* Copy t's data into d (malloc'ed). The owner may be running: sizes are read once, chains are walked
@@ -265,10 +268,14 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		d->arcs = malloc((size_t)narc * sizeof(*d->arcs));
 		if (t->off.on)
 			d->arcoffs = malloc((size_t)narc * sizeof(*d->arcoffs));
+		if (t->ctr.on)
+			d->arcctrs = malloc((size_t)(narc ? narc : 1) * sizeof(*d->arcctrs));
 		if (nf)
 			d->fstats = calloc(nf, sizeof(*d->fstats));
-		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs))
+		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs) ||
+		    (t->ctr.on && !d->arcctrs))
 			goto oom;
+		uint32_t nctr = t->ctr.arcs ? __atomic_load_n(&t->ctr.narcs, __ATOMIC_ACQUIRE) : 0;
 		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
 		int cpu = t->off.on;
 		uint32_t noff = t->off.arcs ? __atomic_load_n(&t->off.narcs, __ATOMIC_ACQUIRE) : 0;
@@ -294,6 +301,15 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 				if (d->arcoffs)
 					d->arcoffs[d->narcs] =
 						(struct gmon_arcoff){ oincl, oself, SPY_GET(o->self_pre) };
+				if (d->arcctrs) {
+					struct gmon_arcctr *c = &d->arcctrs[d->narcs];
+
+					memset(c, 0, sizeof(*c));
+					for (uint32_t j = 0; i < nctr && j < GMON_CTR_MAX; j++) {
+						c->incl[j] = SPY_GET(t->ctr.arcs[i].incl[j]);
+						c->self[j] = SPY_GET(t->ctr.arcs[i].self[j]);
+					}
+				}
 				d->arcs[d->narcs++] = (struct gmon_arc){ a->site[s].pc, SPY_GET(e->caller),
 									 e->callee,     count,
 									 incl,          self };
@@ -365,6 +381,7 @@ void spy_tdata_free(struct spy_tdata *d)
 {
 	free(d->arcs);
 	free(d->arcoffs);
+	free(d->arcctrs);
 	free(d->fstats);
 	free(d->counts);
 	memset(d, 0, sizeof(*d));
@@ -374,6 +391,7 @@ static void release_tables(struct spy_thread *t)
 {
 	__atomic_store_n(&t->tables, 0, __ATOMIC_RELEASE);
 	spy_offcpu_close(t);
+	spy_ctr_close(t);
 	spy_arcs_release(&t->arcs);
 	spy_stack_free(t->stack, SPY_STACK_MAX);
 	t->stack = NULL;
@@ -458,6 +476,11 @@ void spy_thread_atfork_child(void)
 		if (self->tables && self->timed) {
 			spy_offcpu_close(self);
 			spy_offcpu_open(self);
+			/* the counters were of the parent's thread too */
+			if (self->ctr.on) {
+				spy_ctr_close(self);
+				spy_ctr_open(self);
+			}
 		}
 		spy_thread_reset(self);
 		self->epoch = SPY_CTL_EPOCH(spy_ctl);

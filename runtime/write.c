@@ -86,22 +86,27 @@ static int count_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* An arc and its off-CPU times, sorted together (arc first: arc_cmp reads it). */
+/* An arc and its off-CPU times and counter totals, sorted together (arc first: arc_cmp reads it). */
 struct arc_pair {
 	struct gmon_arc a;
 	struct gmon_arcoff o;
+	struct gmon_arcctr c;
 };
 
-/* merge_thread's arcs when they have off-CPU times beside them. 0 or -1 (no memory). */
+/* merge_thread's arcs when they have off-CPU times or counter totals beside them. 0 or -1 (no
+ * memory). */
 static int merge_arcs_off(struct gmon_thread *t)
 {
 	struct arc_pair *v = malloc((size_t)t->narcs * sizeof(*v));
+	static const struct gmon_arcoff no_off;
+	static const struct gmon_arcctr no_ctr;
 	uint64_t o = 0;
 
 	if (!v)
 		return -1;
 	for (uint64_t i = 0; i < t->narcs; i++)
-		v[i] = (struct arc_pair){ t->arcs[i], t->arcoffs[i] };
+		v[i] = (struct arc_pair){ t->arcs[i], t->arcoffs ? t->arcoffs[i] : no_off,
+					  t->arcctrs ? t->arcctrs[i] : no_ctr };
 	qsort(v, t->narcs, sizeof(*v), arc_cmp);
 	for (uint64_t i = 0; i < t->narcs; i++) {
 		struct arc_pair *d = o ? &v[o - 1] : NULL, *s = &v[i];
@@ -115,16 +120,44 @@ static int merge_arcs_off(struct gmon_thread *t)
 			d->o.incl += s->o.incl;
 			d->o.self += s->o.self;
 			d->o.self_pre += s->o.self_pre;
+			for (int k = 0; k < GMON_CTR_MAX; k++) {
+				d->c.incl[k] += s->c.incl[k];
+				d->c.self[k] += s->c.self[k];
+			}
 		} else {
 			v[o++] = *s;
 		}
 	}
 	for (uint64_t i = 0; i < o; i++) {
 		t->arcs[i] = v[i].a;
-		t->arcoffs[i] = v[i].o;
+		if (t->arcoffs)
+			t->arcoffs[i] = v[i].o;
+		if (t->arcctrs)
+			t->arcctrs[i] = v[i].c;
 	}
 	t->narcs = o;
 	free(v);
+	return 0;
+}
+
+/* Beside arcs: *dst (dn entries, NULL when none had them) grows by sn entries of src, zero when src
+ * is NULL. 0 or -1 (no memory). */
+int spy_append_beside(void **dst, uint64_t dn, const void *src, uint64_t sn, size_t size)
+{
+	char *o;
+
+	if (!*dst && !src)
+		return 0;
+	o = realloc(*dst, (size_t)(dn + sn + 1) * size);
+	if (!o)
+		return -1;
+	if (!*dst)
+		memset(o, 0, (size_t)dn * size);
+	if (src)
+		memcpy(o + dn * size, src, (size_t)sn * size);
+	else
+		memset(o + dn * size, 0, (size_t)sn * size);
+	*dst = o;
 	return 0;
 }
 
@@ -133,13 +166,17 @@ void spy_merge_thread(struct gmon_thread *t)
 {
 	uint64_t o = 0;
 
-	if (t->arcoffs && t->narcs > 1 && merge_arcs_off(t)) {
-		spy_note_error("out of memory while writing: off-CPU times of thread %u left out", t->tid);
+	if ((t->arcoffs || t->arcctrs) && t->narcs > 1 && merge_arcs_off(t)) {
+		spy_note_error(
+			"out of memory while writing: off-CPU times and counters of thread %u left out",
+			t->tid);
 		free(t->arcoffs);
 		t->arcoffs = NULL;
+		free(t->arcctrs);
+		t->arcctrs = NULL;
 	}
 	/* (already sorted and merged with their off-CPU times: nothing left to merge below) */
-	if (t->narcs > 1 && !t->arcoffs)
+	if (t->narcs > 1 && !t->arcoffs && !t->arcctrs)
 		qsort(t->arcs, t->narcs, sizeof(*t->arcs), arc_cmp);
 	for (uint64_t i = 0; i < t->narcs; i++) {
 		struct gmon_arc *d = o ? &t->arcs[o - 1] : NULL, *s = &t->arcs[i];
@@ -263,22 +300,20 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 		one.counts[one.ncounts++] =
 			(struct gmon_count){ slot < nslots ? slot_addr[slot] : 0, d->counts[i].count };
 	}
-	/* off-CPU times beside the arcs, zero for those of a record without (a recycled tid) */
-	if (d->arcoffs || g->arcoffs) {
-		size_t sz = sizeof(*g->arcoffs);
-		struct gmon_arcoff *o = realloc(g->arcoffs, (size_t)(g->narcs + d->narcs + 1) * sz);
-
-		if (!o) {
-			rc = -1;
-			goto out;
-		}
-		if (!g->arcoffs)
-			memset(o, 0, (size_t)g->narcs * sz);
-		if (d->arcoffs)
-			memcpy(o + g->narcs, d->arcoffs, (size_t)d->narcs * sz);
-		else
-			memset(o + g->narcs, 0, (size_t)d->narcs * sz);
-		g->arcoffs = o;
+	/* off-CPU times and counter totals beside the arcs, zero for those of a record without (a
+	 * recycled tid) */
+	if (spy_append_beside((void **)&g->arcoffs, g->narcs, d->arcoffs, d->narcs, sizeof(*g->arcoffs)) ||
+	    spy_append_beside((void **)&g->arcctrs, g->narcs, d->arcctrs, d->narcs, sizeof(*g->arcctrs))) {
+		rc = -1;
+		goto out;
+	}
+	/* SPYRT_COUNTERS: the run's counters, the same in every thread that had them */
+	if (g->arcctrs && !(g->flags & GMON_THREAD_COUNTERS) && spy_written_mode() == SPY_MODE_TIME) {
+		g->flags |= GMON_THREAD_COUNTERS;
+		g->nctrs = spy_ctr_n;
+		for (uint32_t k = 0; k < spy_ctr_n; k++)
+			if (!(g->ctr_names[k] = strdup(spy_ctr_name(k))))
+				rc = -1;
 	}
 	if (spy_append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
 	    spy_append((void **)&g->fstats, &g->nfstats, d->fstats,
@@ -395,6 +430,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
 	if (spy_no_hwcount)
 		h->flags |= GMON_HDR_NO_HWCOUNT;
+	if (spy_no_hwctr)
+		h->flags |= GMON_HDR_NO_HWCTR;
 	h->flags |= tsc_flags;
 	h->start_ns = spy_start_ns;
 	h->end_ns = spy_now_ns(CLOCK_REALTIME);

@@ -83,11 +83,28 @@ static int cg_shown(const struct prof *p, const struct prof_func *f, unsigned fl
 	       (p->offcpu && p->func_off && p->func_off[f - p->items].self > 0);
 }
 
+/* A counter's name as an event of callgrind's (letters, digits and '_'): "page-faults" is page_faults. */
+static const char *cg_event(const char *name)
+{
+	static char b[64];
+	size_t i = 0;
+
+	for (; name[i] && i + 1 < sizeof(b); i++)
+		b[i] = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+				       (name[i] >= '0' && name[i] <= '9') ?
+			       name[i] :
+			       '_';
+	b[i] = 0;
+	return b;
+}
+
 int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 {
 	int timed = out_has_times(p), off = p->offcpu && p->func_off && p->arc_off;
+	/* SPYRT_COUNTERS: an event each after the time's */
+	uint32_t nc = timed && p->func_ctr && p->arc_ctr ? p->nctr : 0;
 	struct cg_ids ids;
-	uint64_t sum[2] = { 0, 0 };
+	uint64_t sum[2] = { 0, 0 }, csum[PROF_CTR_MAX] = { 0 };
 
 	cg_ids_init(&ids, p);
 	fputs("# callgrind format\nversion: 1\ncreator: spinprof\n", out);
@@ -108,7 +125,16 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 			p->hz);
 		if (off)
 			fputs("event: OffCPU : cycles off the CPU\n", out);
-		fprintf(out, "events: %s%s\n", p->measured ? "Cycles" : "Ticks", off ? " OffCPU" : "");
+		for (uint32_t k = 0; k < nc; k++) {
+			fprintf(out, "event: %s : ", cg_event(p->ctr_names[k]));
+			for (const char *c = p->ctr_names[k]; *c; c++) /* a file's string: no line breaks */
+				fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+			fputs(" (SPYRT_COUNTERS)\n", out);
+		}
+		fprintf(out, "events: %s%s", p->measured ? "Cycles" : "Ticks", off ? " OffCPU" : "");
+		for (uint32_t k = 0; k < nc; k++)
+			fprintf(out, " %s", cg_event(p->ctr_names[k]));
+		fputs("\n", out);
 	} else {
 		fputs("event: Calls : times entered (the profile has no times)\nevents: Calls\n", out);
 	}
@@ -129,6 +155,10 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 		fprintf(out, "%" PRIu32 " %" PRIu64, f->line, self[0]);
 		if (off)
 			fprintf(out, " %" PRIu64, self[1]);
+		for (uint32_t k = 0; k < nc; k++) {
+			fprintf(out, " %" PRIu64, cg_cost(p->func_ctr[i].self[k]));
+			csum[k] += cg_cost(p->func_ctr[i].self[k]);
+		}
 		fputs("\n", out);
 		for (uint32_t k = 0; k < f->nchild; k++) {
 			uint32_t ai = p->child_arcs[f->child0 + k];
@@ -143,16 +173,18 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 				f->line, timed ? cg_cost(a->time + a->child_time) : 0);
 			if (off)
 				fprintf(out, " %" PRIu64, cg_cost(p->arc_off[ai]));
+			for (uint32_t e = 0; e < nc; e++)
+				fprintf(out, " %" PRIu64, cg_cost(p->arc_ctr[ai].incl[e]));
 			fputs("\n", out);
 		}
 	}
-	fprintf(out, "\nsummary: %" PRIu64, sum[0]);
-	if (off)
-		fprintf(out, " %" PRIu64, sum[1]);
-	fputs("\ntotals:", out);
-	fprintf(out, " %" PRIu64, sum[0]);
-	if (off)
-		fprintf(out, " %" PRIu64, sum[1]);
+	for (int w = 0; w < 2; w++) {
+		fprintf(out, w ? "\ntotals: %" PRIu64 : "\nsummary: %" PRIu64, sum[0]);
+		if (off)
+			fprintf(out, " %" PRIu64, sum[1]);
+		for (uint32_t k = 0; k < nc; k++)
+			fprintf(out, " %" PRIu64, csum[k]);
+	}
 	fputs("\n", out);
 	free(ids.fn);
 	free(ids.file);

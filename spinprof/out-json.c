@@ -99,6 +99,14 @@ static void js_header(FILE *out, const struct prof *p, const struct out_opts *o,
 		js_str(out, h->argv[i]);
 	}
 	fputs("]", out);
+	if (p->nctr) {
+		fputs(", \"counters\": [", out);
+		for (uint32_t k = 0; k < p->nctr; k++) {
+			fputs(k ? ", " : "", out);
+			js_str(out, p->ctr_names[k]);
+		}
+		fputs("]", out);
+	}
 	if (p->spy.sampling) {
 		const struct gmon_sampling *s = p->spy.sampling;
 		fprintf(out, ", \"sampling\": {\"watch\": \"%s\"", gmon_watch_name(s->watch));
@@ -122,6 +130,25 @@ static void js_off(FILE *out, const struct prof_off *off)
 	js_key_num(out, "self", off->self);
 	js_key_num(out, "preempted", off->pre);
 	fputs("}", out);
+}
+
+/* SPYRT_COUNTERS: each counter's totals by name, and cycles per instruction where both were counted */
+static void js_ctr(FILE *out, const struct prof *p, const struct prof_ctr *c)
+{
+	double cpi = prof_ctr_cpi(p, c);
+
+	fputs(", \"counters\": {", out);
+	for (uint32_t k = 0; k < p->nctr; k++) {
+		fputs(k ? ", " : "", out);
+		js_str(out, p->ctr_names[k]);
+		fputs(": {\"self\": ", out);
+		js_num(out, c->self[k]);
+		js_key_num(out, "total", c->incl[k]);
+		fputs("}", out);
+	}
+	fputs("}", out);
+	if (cpi >= 0)
+		js_key_num(out, "cpi", cpi);
 }
 
 static void js_functions(FILE *out, const struct prof *p, double hz)
@@ -154,6 +181,8 @@ static void js_functions(FILE *out, const struct prof *p, double hz)
 		fprintf(out, ", \"cycle\": %d", f->cyc);
 		if (p->offcpu && p->func_off)
 			js_off(out, &p->func_off[i]);
+		if (p->func_ctr)
+			js_ctr(out, p, &p->func_ctr[i]);
 		fputs("}", out);
 	}
 	fputs("\n]", out);
@@ -174,6 +203,8 @@ static void js_arcs(FILE *out, const struct prof *p)
 		js_key_num(out, "children", a->child_time);
 		if (p->offcpu && p->arc_off)
 			js_key_num(out, "off_cpu", p->arc_off[i]);
+		if (p->arc_ctr)
+			js_ctr(out, p, &p->arc_ctr[i]);
 		fputs("}", out);
 	}
 	fputs("\n]", out);

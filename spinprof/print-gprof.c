@@ -69,6 +69,14 @@ static const char flat_off_blurb[] =
 	"                   lock, a condition variable, a sleep, I/O or a page fault, or\n"
 	"                   preempted); the header splits the total into blocked and preempted\n";
 
+static const char flat_ctr_blurb[] =
+	"\n"
+	"This profile counted events at every call (SPYRT_COUNTERS), a pair of columns each:\n"
+	" self/call         the events of the function's own code per call, as self seconds\n"
+	" total/call        those of the function and what it called, per call\n"
+	" CPI               cycles per instruction of the function's own code, when both\n"
+	"                   instructions and cycles were counted\n";
+
 static const char graph_off_blurb[] =
 	"\n"
 	"Times are CPU time. The off cpu column is the time off the CPU (blocked or\n"
@@ -200,6 +208,46 @@ static char *fmt_index6(char *q, uint32_t index)
 	return fmt_spaces(q + n, 6 - n);
 }
 
+/* The flat profile's counter columns: self and total per call of each, and cycles per instruction
+ * of the function's own code when both were counted (dashes where there is nothing to divide). */
+static char *flat_ctrs(char *q, const struct prof *p, const struct prof_ctr *c, uint64_t calls)
+{
+	double cpi = prof_ctr_cpi(p, c);
+
+	for (uint32_t k = 0; k < p->nctr; k++) {
+		if (calls) {
+			q = fmt_f(q, c->self[k] / (double)calls, 10, 2);
+			*q++ = ' ';
+			q = fmt_f(q, c->incl[k] / (double)calls, 10, 2);
+		} else {
+			q = fmt_spaces(q, 21);
+		}
+		q = fmt_spaces(q, 2);
+	}
+	if (prof_ctr_col(p, "instructions") >= 0 && prof_ctr_col(p, "cycles") >= 0) {
+		if (cpi >= 0) {
+			q = fmt_f(q, cpi, 6, 2);
+		} else {
+			q = fmt_spaces(q, 5);
+			*q++ = '-';
+		}
+		q = fmt_spaces(q, 2);
+	}
+	return q;
+}
+
+/* The counter columns' two heading lines (line 0: the counters' names, 1: what each column is). */
+static void flat_ctr_head(FILE *f, const struct prof *p, int line)
+{
+	for (uint32_t k = 0; k < p->nctr; k++)
+		if (line == 0)
+			fprintf(f, "%21.21s  ", p->ctr_names[k]);
+		else
+			fprintf(f, "%10s %10s  ", "self/call", "total/call");
+	if (prof_ctr_col(p, "instructions") >= 0 && prof_ctr_col(p, "cycles") >= 0)
+		fprintf(f, "%6s  ", line == 0 ? "" : "CPI");
+}
+
 static void flat_line(struct obuf *o, const struct prof *p, const struct prof_func *s, double scale,
 		      double total, double *accum, unsigned flags)
 {
@@ -229,6 +277,8 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 		q = fmt_f(q, p->func_off[s - p->items].self / p->hz, 8, 2);
 		q = fmt_spaces(q, 2);
 	}
+	if (p->func_ctr) /* SPYRT_COUNTERS: each counter's self and total per call, and CPI */
+		q = flat_ctrs(q, p, &p->func_ctr[s - p->items], s->ncalls);
 	o->q = q;
 	ob_puts(o, s->name);
 	ob_room(o);
@@ -319,15 +369,23 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 		total = 1.0;
 	}
 	if (p->offcpu) {
-		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "%  ", "cumulative",
-			"self  ", "", "self  ", "total ", "off cpu ", "");
-		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %8.8s  %-8.8s\n", "time", "seconds",
-			"seconds", "calls", unit, unit, "seconds ", "name");
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %8.8s  ", "%  ", "cumulative", "self  ",
+			"", "self  ", "total ", "off cpu ");
+		flat_ctr_head(f, p, 0);
+		fprintf(f, "%-8.8s\n", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %8.8s  ", "time", "seconds", "seconds",
+			"calls", unit, unit, "seconds ");
+		flat_ctr_head(f, p, 1);
+		fprintf(f, "%-8.8s\n", "name");
 	} else {
-		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative", "self  ",
-			"", "self  ", "total ", "");
-		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", "seconds", "seconds",
-			"calls", unit, unit, "name");
+		fprintf(f, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  ", "%  ", "cumulative", "self  ", "",
+			"self  ", "total ");
+		flat_ctr_head(f, p, 0);
+		fprintf(f, "%-8.8s\n", "");
+		fprintf(f, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  ", "time", "seconds", "seconds", "calls",
+			unit, unit);
+		flat_ctr_head(f, p, 1);
+		fprintf(f, "%-8.8s\n", "name");
 	}
 	double accum = 0.0;
 	struct obuf o;
@@ -341,6 +399,8 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 		fputs(flat_blurb, f);
 		if (p->offcpu)
 			fputs(flat_off_blurb, f);
+		if (p->nctr)
+			fputs(flat_ctr_blurb, f);
 	}
 }
 

@@ -215,6 +215,14 @@ void print_header(FILE *f, const struct prof *p)
 	if (h->flags & GMON_HDR_NO_HWCOUNT)
 		fputs("hardware counters: none on this machine for SPYRT_WATCH; sampled by cpu time instead\n",
 		      f);
+	if (p->nctr) { /* SPYRT_COUNTERS */
+		fputs("counters:", f);
+		for (uint32_t k = 0; k < p->nctr; k++)
+			fprintf(f, "%s %s", k ? "," : "", p->ctr_names[k]);
+		fputs(" (per call in the flat profile)\n", f);
+	}
+	if (h->flags & GMON_HDR_NO_HWCTR)
+		fputs("hardware counters: none on this machine for some of SPYRT_COUNTERS; left out\n", f);
 	if (h->error && h->error[0])
 		fprintf(f, "runtime error: %s\n", h->error);
 	if (h->flags & GMON_HDR_SIGNAL)

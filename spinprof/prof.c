@@ -88,6 +88,10 @@ void prof_release(struct prof *p)
 	free(p->watch);
 	free(p->tev);
 	free(p->arc_off);
+	free(p->func_ctr);
+	free(p->arc_ctr);
+	for (uint32_t k = 0; k < p->nctr; k++)
+		free(p->ctr_names[k]);
 	free(p->arc_hash);
 	free(p->child_arcs);
 	free(p->parent_arcs);
@@ -232,4 +236,21 @@ uint32_t prof_add_arc(struct prof *p, uint32_t parent, uint32_t child, uint64_t 
 	h[3 * s + 1] = child;
 	h[3 * s + 2] = (uint32_t)++p->narcs;
 	return (uint32_t)(p->narcs - 1);
+}
+
+int prof_ctr_col(const struct prof *p, const char *name)
+{
+	for (uint32_t k = 0; k < p->nctr; k++)
+		if (!strcmp(p->ctr_names[k], name))
+			return (int)k;
+	return -1;
+}
+
+double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c)
+{
+	int ki = prof_ctr_col(p, "instructions"), kc = prof_ctr_col(p, "cycles");
+
+	if (ki < 0 || kc < 0 || !c || c->self[ki] <= 0)
+		return -1;
+	return c->self[kc] / c->self[ki];
 }

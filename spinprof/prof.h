@@ -70,6 +70,13 @@ struct prof_off {
 	double incl, self, pre;
 };
 
+/* A function's or an arc's counter totals (SPYRT_COUNTERS, format revision 3), column k being the
+ * counter prof.ctr_names[k]: of the outermost calls (as m_incl), and its own (as m_self). */
+#define PROF_CTR_MAX 6
+struct prof_ctr {
+	double incl[PROF_CTR_MAX], self[PROF_CTR_MAX];
+};
+
 /* A function's stopwatch (spy time mode, format revision 3), over every thread and profile summed:
  * its outermost calls (those not inside another of its own: SystemTap's stopwatch and Multics'
  * metering time whole calls), their wall cycles summed and squared, the shortest, the longest and
@@ -113,6 +120,12 @@ struct prof {
 	 * (the functions of [0, nsyms)), and by arc index the off-CPU cycles of the arc's calls */
 	struct prof_off *func_off;
 	double *arc_off;
+	/* SPYRT_COUNTERS: the counters some thread had, by name (at most PROF_CTR_MAX over summed
+	 * profiles; NULL past nctr), and with any (else NULL) their totals by function index (of
+	 * [0, nsyms)) and by arc index */
+	uint32_t nctr;
+	char *ctr_names[PROF_CTR_MAX];
+	struct prof_ctr *func_ctr, *arc_ctr;
 	long granularity;   /* bytes per histogram bin (GNU) */
 	unsigned spec_used; /* the symspec tables some function is in, 1 << table each */
 	double print_time;  /* after graph_analyse: the call graph's 100 % (gprof's print_time) */
@@ -161,6 +174,10 @@ static inline const char *prof_key(const struct prof_func *f)
 {
 	return f->key ? f->key : f->name;
 }
+/* The column of counter name in func_ctr and arc_ctr, or -1. */
+int prof_ctr_col(const struct prof *p, const char *name);
+/* Cycles per instruction of a function's (or arc's) own code, when both were counted; else -1. */
+double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */

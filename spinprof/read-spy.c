@@ -682,6 +682,16 @@ static void sampled_stacks(struct prof *p, struct spy_bins *b, const struct addr
 		p->hz = (double)sp->hz;
 }
 
+/* One arc's counter totals added to c, its thread's counter k going to column col[k]. */
+static void ctr_add(struct prof_ctr *c, const struct gmon_arcctr *a, const int *col)
+{
+	for (uint32_t k = 0; k < GMON_CTR_MAX; k++)
+		if (col[k] >= 0) {
+			c->incl[col[k]] += (double)a->incl[k];
+			c->self[col[k]] += (double)a->self[k];
+		}
+}
+
 static void build_model(struct prof *p, const struct read_opts *o)
 {
 	struct gmon_profile *g = &p->spy;
@@ -778,9 +788,25 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		p->func_off = xcalloc(p->nr + 1, sizeof(*p->func_off));
 		p->arc_off = xcalloc(p->narcs + nraw + 1, sizeof(*p->arc_off));
 	}
+	/* SPYRT_COUNTERS: a column for each counter some thread had, by name */
+	for (uint32_t i = 0; i < g->nthreads; i++)
+		for (uint32_t k = 0; g->threads[i].arcctrs && k < g->threads[i].nctrs; k++) {
+			const char *n = g->threads[i].ctr_names[k];
+			if (n && prof_ctr_col(p, n) < 0 && p->nctr < PROF_CTR_MAX)
+				p->ctr_names[p->nctr++] = xstrdup(n);
+		}
+	if (p->nctr) {
+		p->func_ctr = xcalloc(p->nr + 1, sizeof(*p->func_ctr));
+		p->arc_ctr = xcalloc(p->narcs + nraw + 1, sizeof(*p->arc_ctr));
+	}
 	r = 0;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
 		const struct gmon_thread *t = &g->threads[i];
+		int col[GMON_CTR_MAX];
+		for (uint32_t k = 0; k < GMON_CTR_MAX; k++)
+			col[k] = t->arcctrs && k < t->nctrs && t->ctr_names[k] ?
+					 prof_ctr_col(p, t->ctr_names[k]) :
+					 -1;
 		for (uint64_t j = 0; j < t->narcs; j++, r++) {
 			const struct gmon_arc *a = &t->arcs[j];
 			uint32_t cr = ends[2 * r], ce = ends[2 * r + 1];
@@ -797,6 +823,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			f->ncalls += a->count;
 			f->m_incl += (double)a->incl;
 			f->m_self_raw += (double)a->self;
+			if (t->arcctrs && p->func_ctr)
+				ctr_add(&p->func_ctr[ce], &t->arcctrs[j], col);
 			if (t->arcoffs && p->func_off) {
 				struct prof_off *fo = &p->func_off[ce];
 
@@ -828,6 +856,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			pa->m_self += (double)a->self;
 			if (t->arcoffs && p->arc_off)
 				p->arc_off[arc_of[r]] += (double)t->arcoffs[j].incl;
+			if (t->arcctrs && p->arc_ctr)
+				ctr_add(&p->arc_ctr[arc_of[r]], &t->arcctrs[j], col);
 		}
 	}
 	free(arc_of);

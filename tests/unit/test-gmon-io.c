@@ -445,6 +445,59 @@ static void test_offcpu_round_trip(void **state)
 	free(buf);
 }
 
+/* Revision 3: a thread flagged COUNTERS keeps its counters' names and its arcs' totals; one without
+ * the flag has none; a thread of counters with none is refused. */
+static void test_counters_round_trip(void **state)
+{
+	struct gmon_profile p, q;
+	struct gmon_thread *a;
+	uint8_t *buf;
+	size_t len;
+	char err[256] = "";
+
+	(void)state;
+	make_profile(&p, 1);
+	a = &p.threads[0];
+	a->flags |= GMON_THREAD_COUNTERS;
+	a->nctrs = 2;
+	a->ctr_names[0] = strdup("page-faults");
+	a->ctr_names[1] = strdup("task-clock");
+	a->arcctrs = calloc(a->narcs, sizeof(*a->arcctrs));
+	for (uint64_t i = 0; i < a->narcs; i++)
+		a->arcctrs[i] = (struct gmon_arcctr){ { 9 * i, 8 * i, 0 }, { 4 * i, 3 * i, 0 } };
+	assert_int_equal(gmon_encode(&p, 6, &buf, &len), 0);
+	if (decode_both(buf, len, &q, err, sizeof(err)))
+		fail_msg("decode: %s", err);
+	same_profile(&p, &q);
+	a = &q.threads[0];
+	assert_true(a->flags & GMON_THREAD_COUNTERS);
+	assert_int_equal(a->nctrs, 2);
+	assert_string_equal(a->ctr_names[0], "page-faults");
+	assert_string_equal(a->ctr_names[1], "task-clock");
+	assert_non_null(a->arcctrs);
+	for (uint64_t i = 0; i < a->narcs; i++) {
+		assert_int_equal(a->arcctrs[i].incl[0], 9 * i);
+		assert_int_equal(a->arcctrs[i].incl[1], 8 * i);
+		assert_int_equal(a->arcctrs[i].self[0], 4 * i);
+		assert_int_equal(a->arcctrs[i].self[1], 3 * i);
+	}
+	assert_false(q.threads[1].flags & GMON_THREAD_COUNTERS);
+	assert_null(q.threads[1].arcctrs);
+	assert_int_equal(q.threads[1].nctrs, 0);
+	gmon_profile_release(&q);
+	free(buf);
+	/* the flag with no counter: refused */
+	a = &p.threads[0];
+	for (uint32_t k = 0; k < a->nctrs; k++)
+		free(a->ctr_names[k]);
+	a->nctrs = 0;
+	assert_int_equal(gmon_encode(&p, 0, &buf, &len), 0);
+	assert_int_equal(gmon_decode(buf, len, &q, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "0 counters (1 to 3)"));
+	gmon_profile_release(&p);
+	free(buf);
+}
+
 static void test_empty_profile(void **state)
 {
 	struct gmon_profile p, q;
@@ -750,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_plain),
 		cmocka_unit_test(test_round_trip_zlib),
 		cmocka_unit_test(test_offcpu_round_trip),
+		cmocka_unit_test(test_counters_round_trip),
 		cmocka_unit_test(test_empty_profile),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_corruptions),

@@ -1,0 +1,151 @@
+#!/bin/bash
+# t155: SPYRT_COUNTERS in mode time: each thread's perf_event counters are read at every hook and kept
+# per arc like the cycles, inclusive (outermost calls) and self. With software events (page faults:
+# the path hardware counters share up to the read) and samples/ctrpages.c, whose toucher writes
+# exactly A fresh pages when left calls it and B when right does, and whose rtouch writes K pages at
+# each of its D levels of recursion:
+#  - toucher's self and inclusive page faults are A through left and B through right, exactly: it is
+#    a leaf, and nothing of the profiler runs between its two reads; even with the sampler's handler
+#    run at every page fault (SPYRT_WATCH=faults), inside toucher: its own events are left out;
+#  - left's and right's own are the hooks' first touches of their tables' pages (a new arc, a new
+#    function, a deeper frame: at most 8 pages here, 16 under AddressSanitizer, whose shadow pages of
+#    them fault too), and their inclusive counts are exactly their own plus
+#    toucher's;
+#  - recursion counts once: rtouch's inclusive is its self over all its frames (not the sum of the
+#    frames' inclusive), D*K plus the hooks' first touches for the arc rtouch -> rtouch (as above);
+#  - page-faults, minor-faults and major-faults counted together agree (minor = all, major 0);
+#  - perf stat's count of the same event for the whole process holds main's, and grows by exactly
+#    what toucher's does when A grows (within 1 %: perf counts the start-up and exit too);
+#  - two threads touching pages at the same time each count their own.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 8
+
+P=$T/ctrpages
+A=300 B=120 D=5 K=7
+# page faults the hooks' first touches of their tables may add to a caller's own: 8 pages, and as many
+# shadow pages under AddressSanitizer
+HOOKS=8
+case ${SPY_SAN_FLAGS:-} in *address*) HOOKS=16 ;; esac
+if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
+	for _ in $(seq 7); do not_ok "not built"; done
+	tap_done
+fi
+
+# ctr FILE CALLER CALLEE EVENT FIELD: FIELD (incl, self) of the arcs CALLER -> CALLEE for EVENT,
+# summed (CALLER '*': any)
+ctr() {
+	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
+		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
+		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
+		END { print n ? s : "none" }'
+}
+# is DESC ACTUAL WANT: one comparison, said
+is() {
+	echo "$1: $2 (want $3)"
+	[ "$2" = "$3" ]
+}
+
+run() {
+	RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=$1" rt_run "$P" "${@:2}" || return 1
+	[ ! -s "$P.stderr" ] || { cat "$P.stderr"; return 1; }
+	rt_dump "$P.out" | grep -q '^thread .*flags=[a-z,]*counters,' || { echo "no thread has counters"; return 1; }
+	rt_dump "$P.out" | grep '^arcctr' | cut -d' ' -f3-4,6-
+}
+
+leaf() {
+	run page-faults $A $B $D $K || return 1
+	is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "left -> toucher incl" "$(ctr "$P.out" left toucher page-faults incl)" $A &&
+		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B &&
+		is "right -> toucher incl" "$(ctr "$P.out" right toucher page-faults incl)" $B
+}
+check "toucher's page faults are exactly its pages, split by caller ($A from left, $B from right)" leaf
+
+callers() {
+	local f s i
+	for f in left right; do
+		s=$(ctr "$P.out" main $f page-faults self)
+		i=$(ctr "$P.out" main $f page-faults incl)
+		echo "$f: self $s incl $i"
+		[ "$s" -le $HOOKS ] || return 1
+	done
+	is "left incl" "$(ctr "$P.out" main left page-faults incl)" $((A + $(ctr "$P.out" main left page-faults self))) &&
+		is "right incl" "$(ctr "$P.out" main right page-faults incl)" $((B + $(ctr "$P.out" main right page-faults self))) &&
+		[ "$(ctr "$P.out" '*' main page-faults incl)" -ge $((A + B + D * K)) ]
+}
+check "callers: own faults only the hooks' first touches (<= $HOOKS), inclusive = own + toucher's" callers
+
+recursion() {
+	local self
+	self=$(ctr "$P.out" '*' rtouch page-faults self)
+	echo "rtouch self $self, of which from main $(ctr "$P.out" main rtouch page-faults self)"
+	# rtouch calls itself: the hooks' first touches for the new arc rtouch -> rtouch are its own
+	[ "$self" -ge $((D * K)) ] && [ "$self" -le $((D * K + HOOKS)) ] &&
+		is "rtouch incl (outermost only): its self, all frames" "$(ctr "$P.out" '*' rtouch page-faults incl)" "$self" &&
+		is "main -> rtouch incl" "$(ctr "$P.out" main rtouch page-faults incl)" "$self" &&
+		is "rtouch -> rtouch incl" "$(ctr "$P.out" rtouch rtouch page-faults incl)" 0 &&
+		[ "$(ctr "$P.out" main rtouch page-faults self)" -ge $K ] &&
+		[ "$(ctr "$P.out" rtouch rtouch page-faults self)" -ge $(((D - 1) * K)) ]
+}
+check "recursion counted once: rtouch's $D levels of $K pages" recursion
+
+three() {
+	local f c a
+	run page-faults,minor-faults,major-faults $A $B $D $K >/dev/null || return 1
+	for f in "left toucher" "right toucher" "main rtouch" "rtouch rtouch"; do
+		for c in self incl; do
+			# shellcheck disable=SC2086
+			a=$(ctr "$P.out" $f page-faults $c)
+			# shellcheck disable=SC2086
+			is "$f $c minor-faults" "$(ctr "$P.out" $f minor-faults $c)" "$a" || return 1
+			# shellcheck disable=SC2086
+			is "$f $c major-faults" "$(ctr "$P.out" $f major-faults $c)" 0 || return 1
+		done
+	done
+	is "the thread's counters, in order" "$(rt_dump "$P.out" | awk '$1 == "arcctr" { for (i = 2; i <= NF; i++) if (index($i, "event=") == 1) e[++n] = substr($i, 7) } END { print e[1] "," e[2] "," e[3] }')" page-faults,minor-faults,major-faults
+}
+check "three counters at once: minor-faults = page-faults, major-faults 0, on every arc" three
+
+perf_cross() {
+	local n1 n2 m1 t1 t2 big=$((A + 1000))
+	command -v perf >/dev/null && perf stat -x, -e page-faults:u -o /dev/null true >/dev/null 2>&1 || return 2
+	SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/a.out" perf stat -x, -o "$T/a.perf" -e page-faults:u "$P" $A $B $D $K >/dev/null || return 1
+	SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/b.out" perf stat -x, -o "$T/b.perf" -e page-faults:u "$P" $big $B $D $K >/dev/null || return 1
+	n1=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/a.perf")
+	n2=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/b.perf")
+	m1=$(ctr "$T/a.out" '*' main page-faults incl)
+	t1=$(ctr "$T/a.out" '*' toucher page-faults self)
+	t2=$(ctr "$T/b.out" '*' toucher page-faults self)
+	echo "perf stat: $n1 and $n2 page faults; main's inclusive $m1; toucher's self $t1 and $t2"
+	[ "$n1" -ge "$m1" ] && [ $((t2 - t1)) = 1000 ] && [ $((n2 - n1)) -ge 990 ] && [ $((n2 - n1)) -le 1010 ]
+}
+if command -v perf >/dev/null && perf stat -x, -e page-faults:u -o /dev/null true >/dev/null 2>&1; then
+	check "perf stat's page faults hold main's, and grow with toucher's (+1000 within 1 %)" perf_cross
+else
+	ok "perf stat cross-check # SKIP perf stat cannot count page-faults:u here (linux-perf is in mk/deps.sh)"
+fi
+
+# each thread counts its own: left on a thread of its own while main runs right, at the same time
+threads() {
+	local tids
+	run page-faults $A $B $D $K 0 threads >/dev/null || return 1
+	tids=$(rt_dump "$P.out" | awk '$1 == "thread" && /counters/' | wc -l)
+	is "threads with counters" "$tids" 2 &&
+		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B &&
+		is "the thread's left incl" "$(ctr "$P.out" '*' left page-faults incl)" $((A + $(ctr "$P.out" '*' left page-faults self)))
+}
+check "two threads at once: each counts its own pages" threads
+
+handler() {
+	local n
+	RT_ENV="SPYRT_WATCH=faults SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || return 1
+	n=$(rt_get "$P.out" sampling taken)
+	echo "samples taken: $n"
+	[ "$n" -ge $((A + B)) ] &&
+		is "left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "right -> toucher self" "$(ctr "$P.out" right toucher page-faults self)" $B
+}
+check "the sampler's handler at every page fault, inside toucher: its own faults left out" handler
+tap_done

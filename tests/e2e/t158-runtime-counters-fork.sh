@@ -1,0 +1,68 @@
+#!/bin/bash
+# t158: SPYRT_COUNTERS across fork(): perf_event counters count the thread that opened them, so a
+# forked child opens its own (else it would count its parent, waiting in waitpid, and see nothing).
+# samples/ctrpages.c with "fork": the parent's left writes A pages, then the child's right writes B
+# and the child ends. The child's profile (its own file, from the fork on): right -> toucher exactly B,
+# self and inclusive, and no left -> toucher; the parent's: left -> toucher exactly A, and no right.
+# After the fork the parent's own writes to memory it shares with the child are copy-on-write page
+# faults of the functions that make them: counted, and so not checked here beyond toucher's.
+# With "fold", left runs on 40 threads in turn, more than the runtime keeps apart: the exited threads
+# past 32 are summed into one folded record, counters too: each kept thread's left -> toucher is A,
+# the folded record's A times the threads it holds, and all of them 40 * A.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 4
+
+P=$T/ctrpages
+A=250 B=90 D=3 K=5
+if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
+	for _ in $(seq 3); do not_ok "not built"; done
+	tap_done
+fi
+ctr() {
+	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
+		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
+		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
+		END { print n ? s : "none" }'
+}
+is() {
+	echo "$1: $2 (want $3)"
+	[ "$2" = "$3" ]
+}
+
+rm -f "$P".out*
+RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K 0 fork
+rc=$?
+CHILD=$(ls "$P".out.* 2>/dev/null | head -n 1)
+
+child() {
+	[ $rc = 0 ] && [ -n "$CHILD" ] || { echo "no child profile"; cat "$P.stderr"; return 1; }
+	[ ! -s "$P.stderr" ] || { cat "$P.stderr"; return 1; }
+	rt_dump "$CHILD" | grep -q '^hflags set=[a-z_,]*forked,' &&
+		is "child: right -> toucher self" "$(ctr "$CHILD" right toucher page-faults self)" $B &&
+		is "child: right -> toucher incl" "$(ctr "$CHILD" right toucher page-faults incl)" $B &&
+		is "child: right's incl" "$(ctr "$CHILD" main right page-faults incl)" $((B + $(ctr "$CHILD" main right page-faults self))) &&
+		is "child: no left -> toucher" "$(ctr "$CHILD" left toucher page-faults self)" none
+}
+check "the child counts its own: right's toucher exactly $B pages" child
+
+parent() {
+	[ $rc = 0 ] || return 1
+	is "parent: left -> toucher self" "$(ctr "$P.out" left toucher page-faults self)" $A &&
+		is "parent: left -> toucher incl" "$(ctr "$P.out" left toucher page-faults incl)" $A &&
+		is "parent: no right -> toucher" "$(ctr "$P.out" right toucher page-faults self)" none
+}
+check "the parent's: left's toucher exactly $A pages, no right" parent
+
+fold() {
+	local per folded n
+	RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K 0 fold || return 1
+	n=$(rt_get "$P.out" counter threads_folded)
+	per=$(rt_dump "$P.out" | awk '$1 == "arcctr" && / caller=left callee=toucher / && !/ tid=0 / { sub(/.* self=/, ""); print }' | sort -u | tr '\n' ' ')
+	folded=$(rt_dump "$P.out" | awk '$1 == "arcctr" && / tid=0 caller=left callee=toucher / { sub(/.* self=/, ""); print }')
+	echo "kept threads' left -> toucher: $per; folded ($n threads): $folded"
+	[ "$n" -gt 0 ] && is "each kept thread's" "$per" "$A " && is "the folded record's" "$folded" $((n * A)) &&
+		is "all" "$(ctr "$P.out" left toucher page-faults self)" $((40 * A))
+}
+check "40 threads in turn, folded past 32: counters summed as the arcs are" fold
+tap_done
