@@ -364,7 +364,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 	v = spy_env_get(env, "SPYRT_TRACE");
 	if (v)
 		trace_var(cfg, v);
-	v = env_get(env, "SPYRT_COUNTERS");
+	v = spy_env_get(env, "SPYRT_COUNTERS");
 	if (v)
 		counters_var(cfg, v);
 	cfg->signal_trace =
