@@ -113,7 +113,8 @@ static const struct sp_opt sp_opts[] = {
 	  "-S FILE          gprof's symbols from a file: not implemented yet (status 2)" },
 	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
 	  "--inline-file-names  not implemented yet (status 2)" },
-	{ 's', "sum", no_argument, "-s               write the summed profile to gmon.sum" },
+	{ 's', "sum", no_argument,
+	  "-s               write the summed profile to gmon.sum (GNU mode: gprof's, and -l)" },
 	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
 	{ LONG_DEMANGLE, "demangle", optional_argument,
 	  "--demangle       demangle C++ names (default); --no-demangle keeps them" },
@@ -306,7 +307,7 @@ int main(int argc, char **argv)
 	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
 	*sq = '\0';
 	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
-	int sum = 0, dump = 0, diff = 0, c;
+	int sum = 0, sum_only = 0, dump = 0, diff = 0, c;
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	char not_diff[32] = "";   /* the last option --diff does not take */
 	struct print_opts po = { 0, 80 };
@@ -630,14 +631,16 @@ int main(int argc, char **argv)
 		prog = NULL;
 	}
 	if (prog) {
-		if (sum)
-			fputs("spinprof: -s writes spy profiles; ignored in GNU mode\n", stderr);
-		o.sum_path = NULL;
+		/* gprof's --sum implies --line, and prints no report unless one is asked for */
+		if (sum) {
+			o.lines = 1;
+			sum_only = !user_style;
+		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
 	} else {
 		rc = read_spy(&p, profs, nprofs, &o);
 	}
-	if (rc == 0 && style == STYLE_INFO) {
+	if (rc == 0 && (style == STYLE_INFO || sum_only)) {
 		/* -i alone: what the files hold, nothing more */
 		prof_release(&p);
 		symspecs_release(&specs);

@@ -393,6 +393,69 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 	p->items[k].key = xstrdup(s->name);
 }
 
+/* Append n bytes of v, little-endian, to buf at *len. */
+static void put_le(uint8_t *buf, size_t *len, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		buf[(*len)++] = (uint8_t)(v >> 8 * i);
+}
+
+/* gprof -s: the summed profile as gprof's gmon_out_write writes it, from the line symbols' model
+ * (gprof's --sum implies --line): the header (its spare bytes zero, as glibc's; gprof leaves them
+ * uninitialized), each histogram record as read (bins summed, 16 bits each), then the arcs, a
+ * record per (calling line, called function), by caller address and, for one caller, last
+ * seen first (gprof prepends to a symbol's children), counts summed to 32 bits. */
+static int write_sum(const char *path, const struct prof *p, const struct gnu_data *g)
+{
+	size_t size = 20;
+	for (size_t i = 0; i < g->nr; i++)
+		size += 41 + 2 * (size_t)g->items[i].nbins;
+	size += 21 * p->narcs;
+	uint8_t *buf = xmalloc(size);
+	size_t len = 0;
+	memcpy(buf, "gmon", 4);
+	len = 4;
+	put_le(buf, &len, 1, 4);
+	put_le(buf, &len, 0, 12);
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct gnu_hist *h = &g->items[i];
+		put_le(buf, &len, GNU_TAG_TIME_HIST, 1);
+		put_le(buf, &len, h->lowpc, 8);
+		put_le(buf, &len, h->highpc, 8);
+		put_le(buf, &len, h->nbins, 4);
+		put_le(buf, &len, g->rate, 4);
+		memcpy(buf + len, g->dim, 15);
+		len += 15;
+		buf[len++] = (uint8_t)g->abbrev;
+		for (uint32_t k = 0; k < h->nbins; k++)
+			put_le(buf, &len, (uint64_t)h->samples[k], 2);
+	}
+	/* arcs by caller; within one, latest first: a counting sort on the callers, filled backwards */
+	uint32_t *first = xcalloc(p->nsyms + 1, sizeof(uint32_t)),
+		 *order = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->narcs; i++)
+		first[p->arcs[i].parent + 1]++;
+	for (size_t k = 0; k < p->nsyms; k++)
+		first[k + 1] += first[k];
+	for (size_t i = p->narcs; i-- > 0;)
+		order[first[p->arcs[i].parent]++] = (uint32_t)i;
+	for (size_t j = 0; j < p->narcs; j++) {
+		const struct prof_arc *a = &p->arcs[order[j]];
+		put_le(buf, &len, GNU_TAG_CG_ARC, 1);
+		put_le(buf, &len, p->items[a->parent].addr, 8);
+		put_le(buf, &len, p->items[a->child].addr, 8);
+		put_le(buf, &len, a->count, 4);
+	}
+	free(first);
+	free(order);
+	char err[256];
+	int rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	free(buf);
+	if (rc < 0)
+		fprintf(stderr, "spinprof: %s: %s\n", path, err);
+	return rc;
+}
+
 int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o)
 {
 	char err[256];
@@ -501,6 +564,9 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			prof_add_arc(p, parent, child, arcs[i].count);
 		}
 		free(ends);
+		/* gprof writes the sum before -c's arcs are added */
+		if (o->sum_path && write_sum(o->sum_path, p, &g) < 0)
+			rc = -1;
 		if (o->static_calls)
 			static_calls(p, &t, &g);
 		prof_drop_arc_hash(p);
