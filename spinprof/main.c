@@ -12,6 +12,7 @@
 #include "out-dump.h"
 #include "out.h"
 #include "print-lines.h"
+#include "print-order.h"
 #include "print-source.h"
 #include "read.h"
 #include "samples.h"
@@ -106,11 +107,11 @@ static const struct sp_opt sp_opts[] = {
 	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
 	{ 'T', "traditional", no_argument, "-T               gprof's traditional (BSD) layout" },
 	{ 'r', "function-ordering", no_argument,
-	  "-r               gprof's function ordering: not implemented yet (status 2)" },
+	  "-r               gprof's suggested function order (for the linker), one name a line" },
 	{ 'R', "file-ordering", required_argument,
 	  "-R MAP           gprof's file ordering: not implemented yet (status 2)" },
 	{ 'S', "external-symbol-table", required_argument,
-	  "-S FILE          gprof's symbols from a file: not implemented yet (status 2)" },
+	  "-S FILE          GNU mode: the symbols from FILE's \"ADDR T NAME\" lines (nm's), not PROG's" },
 	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
 	  "--inline-file-names  not implemented yet (status 2)" },
 	{ 's', "sum", no_argument,
@@ -288,6 +289,8 @@ enum style {
 	STYLE_INFO = 1u << 2,
 	STYLE_ANNO = 1u << 3,
 	STYLE_EXEC = 1u << 4,
+	STYLE_FUNC_ORDER = 1u << 5,
+	STYLE_FILE_ORDER = 1u << 6,
 };
 
 int main(int argc, char **argv)
@@ -475,8 +478,12 @@ int main(int argc, char **argv)
 			po.flags |= PRINT_BSD;
 			break;
 		case 'r':
-		case 'R':
+			user_style |= STYLE_FUNC_ORDER;
+			break;
 		case 'S':
+			o.ext_syms = optarg;
+			break;
+		case 'R':
 		case LONG_INLINE_FILE_NAMES:
 			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
 			fprintf(stderr, "spinprof: %s%s: not implemented yet\n", c < 256 ? "-" : "--",
@@ -568,6 +575,7 @@ int main(int argc, char **argv)
 	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
 	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
 	int annotate = (style & STYLE_ANNO) != 0, exec_count = (style & STYLE_EXEC) != 0;
+	int ordering = (style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) != 0;
 	o.need_source = symspecs_need_source(&specs);
 	o.sources = annotate || exec_count;
 	srco.dirs = src_dirs;
@@ -637,6 +645,12 @@ int main(int argc, char **argv)
 			sum_only = !user_style;
 		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
+	} else if (o.ext_syms) {
+		fprintf(stderr,
+			"spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
+			"its functions\n",
+			profs[0]);
+		rc = -1;
 	} else {
 		rc = read_spy(&p, profs, nprofs, &o);
 	}
@@ -704,13 +718,16 @@ int main(int argc, char **argv)
 			print_exec_counts(f, &p, (po.flags & PRINT_ZEROS) != 0, &first);
 		if (annotate)
 			print_source(f, &p, &srco, &first);
-		if (!only_flat && !only_graph && !annotate && !exec_count)
+		if (style & STYLE_FUNC_ORDER)
+			print_function_order(f, &p);
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_stopwatch_top(f, &p, 10);
-		if (!only_flat && !only_graph && !annotate && !exec_count && sp_has_samples(&p)) {
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering &&
+		    sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}
-		if (!only_flat && !only_graph && !annotate && !exec_count)
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);

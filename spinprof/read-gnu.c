@@ -461,14 +461,17 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	char err[256];
 	struct symtab t = { .no_static = o->no_static,
 			    .only_funcs = o->only_funcs,
-			    .want_text = o->static_calls };
+			    .want_text = o->static_calls,
+			    .ext_syms = o->ext_syms };
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
-		fprintf(stderr, "spinprof: %s: %s\n", prog, err);
+		/* the program was read (t.path) when what failed is -S's file */
+		fprintf(stderr, "spinprof: %s: %s\n", o->ext_syms && t.path ? o->ext_syms : prog, err);
 		symtab_release(&t);
 		return -1;
 	}
-	if (o->lines && symtab_add_lines(&t) < 0) {
+	/* gprof: an external symbol table has no lines, -l or not */
+	if (o->lines && !o->ext_syms && symtab_add_lines(&t) < 0) {
 		fprintf(stderr, "spinprof: %s: no line information for -l\n", prog);
 		symtab_release(&t);
 		return -1;
@@ -512,7 +515,9 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		for (size_t i = 0; i < t.nr; i++) {
 			const struct symtab_sym *s = &t.items[i];
 			uint32_t k = prof_add_func(p, NULL, s->addr, s->end);
-			if (o->lines)
+			/* -S: gprof knows no symbol's source */
+			int src = !o->ext_syms;
+			if (o->lines && src)
 				line_name(p, k, &t, s, o->demangle);
 			else
 				prof_set_name(&p->items[k], s->name,
@@ -521,14 +526,14 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			p->items[k].is_func = s->is_func;
 			const char *file;
 			unsigned line;
-			if (o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
+			if (src && o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].src = xstrdup(file);
 				p->items[k].src_line = line;
 			}
 			p->items[k].src_order = s->order;
 			/* a static function's file, for the index (-l's names have it already), and every
 			 * function's when a symspec names files or lines */
-			if (((s->is_static && !o->lines) || o->need_source) &&
+			if (src && ((s->is_static && !o->lines) || o->need_source) &&
 			    symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;

@@ -16,6 +16,7 @@ struct read_opts {
 	const char *prog;     /* spy profile with PROG first: PROG's symbols, same build-id */
 	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
 	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
+	const char *ext_syms; /* -S: GNU mode's symbols from this file (gprof's format), not PROG's */
 };
 
 /* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */

@@ -24,6 +24,7 @@ struct symtab {
 	char *path;
 	int no_static, only_funcs; /* set before symtab_load: gprof's -a and -D */
 	int want_text;             /* set before symtab_load: keep the .text section's bytes */
+	const char *ext_syms;      /* set before symtab_load: gprof's -S, the symbols from this file */
 	uint8_t *text;             /* then [text_lo, text_hi)'s bytes, or NULL */
 };
 

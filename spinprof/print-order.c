@@ -1,0 +1,281 @@
+/* gprof's -r: a suggested link order of the functions, from the call arcs, by gprof's heuristics
+ * (never-called functions last; the functions many hot arcs call grouped first; then chains grown
+ * greedily along the heaviest arcs); and -R: the same placement for the object files a map names.
+ * Names are printed as the symbol table spells them (gprof's sym->name), one a line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "print-order.h"
+
+/* The placement's state: per function its chain neighbours, whether placed, its uses among the hot
+ * arcs; per arc whether placed. Arcs are indices into p->arcs. */
+struct order {
+	const struct prof *p;
+	FILE *f;
+	uint32_t *next, *prev;
+	unsigned char *placed, *arc_placed;
+	uint64_t *nuses;
+};
+
+/* Stable sort of arc indices by count, most first (glibc's qsort is a merge sort: ties keep their
+ * order, which gprof's output depends on). */
+static void sort_arcs(const struct prof *p, uint32_t *a, size_t n)
+{
+	if (n < 2)
+		return;
+	uint32_t *tmp = xmalloc(n * sizeof(*tmp));
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = p->arcs[a[j]].count > p->arcs[a[i]].count ? a[j++] : a[i++];
+			while (i < mid)
+				tmp[k++] = a[i++];
+			while (j < hi)
+				tmp[k++] = a[j++];
+		}
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(tmp);
+}
+
+static void put_name(struct order *o, uint32_t fn)
+{
+	fprintf(o->f, "%s\n", prof_key(&o->p->items[fn]));
+}
+
+/* The end of fn's chain: its last next when it has one, else its first prev. */
+static uint32_t chain_end(const struct order *o, uint32_t fn)
+{
+	if (o->next[fn] != PROF_NONE) {
+		while (o->next[fn] != PROF_NONE)
+			fn = o->next[fn];
+	} else {
+		while (o->prev[fn] != PROF_NONE)
+			fn = o->prev[fn];
+	}
+	return fn;
+}
+
+/* gprof's order_and_dump_functions_by_arcs: grow chains along arcs[0..n) (sorted, heaviest first);
+ * unless all, only within the top 99 % of their counts. The arcs left go to left[*nleft]. Then
+ * print the chains, and with all the arcs' unplaced callers. */
+static void place(struct order *o, const uint32_t *arcs, size_t n, int all, uint32_t *left, size_t *nleft)
+{
+	const struct prof *p = o->p;
+	unsigned long long total = 0, sofar = 0;
+	if (!all)
+		for (size_t i = 0; i < n; i++)
+			total += p->arcs[arcs[i]].count;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_arc *a = &p->arcs[arcs[i]];
+		sofar += a->count;
+		if (o->arc_placed[arcs[i]])
+			continue;
+		uint32_t child = a->child, parent = a->parent;
+		if ((!all && (double)sofar / (double)total > 0.99) || o->placed[child] || o->placed[parent]) {
+			left[(*nleft)++] = arcs[i];
+			continue;
+		}
+		if (o->next[parent] != PROF_NONE && o->prev[parent] != PROF_NONE &&
+		    o->next[child] != PROF_NONE && o->prev[child] != PROF_NONE) {
+			left[(*nleft)++] = arcs[i];
+			continue;
+		}
+		/* a lone end joins the nearer end of the other's chain */
+		if (o->next[parent] == PROF_NONE && o->prev[parent] == PROF_NONE) {
+			uint32_t nx = child, pv = child;
+			int nn = 0, np = 0;
+			for (; o->next[nx] != PROF_NONE; nn++)
+				nx = o->next[nx];
+			for (; o->prev[pv] != PROF_NONE; np++)
+				pv = o->prev[pv];
+			child = nn < np ? nx : pv;
+		} else if (o->next[child] == PROF_NONE && o->prev[child] == PROF_NONE) {
+			uint32_t nx = parent, pv = parent;
+			int nn = 0, np = 0;
+			for (; o->next[nx] != PROF_NONE; nn++)
+				nx = o->next[nx];
+			for (; o->prev[pv] != PROF_NONE; np++)
+				pv = o->prev[pv];
+			parent = np < nn ? pv : nx;
+		} else {
+			left[(*nleft)++] = arcs[i];
+			continue;
+		}
+		/* never close a chain into a ring */
+		if (chain_end(o, parent) == child && chain_end(o, child) == parent) {
+			left[(*nleft)++] = arcs[i];
+			continue;
+		}
+		int before; /* child goes before parent (else after) */
+		if (o->next[parent] != PROF_NONE) {
+			if (o->next[child] != PROF_NONE)
+				continue;
+			before = 1;
+		} else if (o->prev[parent] != PROF_NONE) {
+			if (o->prev[child] != PROF_NONE)
+				continue;
+			before = 0;
+		} else {
+			before = o->prev[child] != PROF_NONE;
+		}
+		if (before) {
+			o->prev[parent] = child;
+			o->next[child] = parent;
+		} else {
+			o->next[parent] = child;
+			o->prev[child] = parent;
+		}
+		o->arc_placed[arcs[i]] = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_arc *a = &p->arcs[arcs[i]];
+		if (o->placed[a->parent] || o->placed[a->child])
+			continue;
+		uint32_t fn = a->parent;
+		if (o->next[fn] == PROF_NONE && o->prev[fn] == PROF_NONE)
+			continue;
+		while (o->prev[fn] != PROF_NONE)
+			fn = o->prev[fn];
+		for (; fn != PROF_NONE; fn = o->next[fn]) {
+			o->placed[fn] = 1;
+			put_name(o, fn);
+		}
+	}
+	for (size_t i = 0; all && i < n; i++) {
+		const struct prof_arc *a = &p->arcs[arcs[i]];
+		if (o->placed[a->parent] || o->placed[a->child])
+			continue;
+		o->placed[a->parent] = 1;
+		put_name(o, a->parent);
+	}
+}
+
+static void order_init(struct order *o, FILE *f, const struct prof *p)
+{
+	size_t n = p->nsyms + 1;
+	o->p = p;
+	o->f = f;
+	o->next = xmalloc(n * sizeof(uint32_t));
+	o->prev = xmalloc(n * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		o->next[i] = o->prev[i] = PROF_NONE;
+	o->placed = xcalloc(n, 1);
+	o->nuses = xcalloc(n, sizeof(uint64_t));
+	o->arc_placed = xcalloc(p->narcs + 1, 1);
+}
+
+static void order_release(struct order *o)
+{
+	free(o->next);
+	free(o->prev);
+	free(o->placed);
+	free(o->nuses);
+	free(o->arc_placed);
+}
+
+/* The arcs gprof keeps in its arcs[] (not a function's calls to itself), in the order first seen. */
+static uint32_t *real_arcs(const struct prof *p, size_t *n)
+{
+	uint32_t *a = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	*n = 0;
+	for (size_t i = 0; i < p->narcs; i++)
+		if (p->arcs[i].parent != p->arcs[i].child && p->arcs[i].parent < p->nsyms &&
+		    p->arcs[i].child < p->nsyms)
+			a[(*n)++] = (uint32_t)i;
+	return a;
+}
+
+void print_function_order(FILE *f, const struct prof *p)
+{
+	struct order o;
+	order_init(&o, f, p);
+	size_t n = p->nsyms, nused = 0, nunused = 0, narcs, nhigh = 0, nscratch = 0, nleft = 0, nleft2 = 0;
+	uint32_t *used = xmalloc((n + 1) * sizeof(uint32_t)), *unused = xmalloc((n + 1) * sizeof(uint32_t));
+	uint32_t *byuse = xmalloc((n + 1) * sizeof(uint32_t));
+	/* the never-called functions, placed as a group at the end */
+	for (size_t i = 0; i < n; i++) {
+		if (p->items[i].ncalls == 0) {
+			unused[nunused++] = (uint32_t)i;
+			o.placed[i] = 1;
+		} else {
+			used[nused++] = (uint32_t)i;
+		}
+	}
+	uint32_t *arcs = real_arcs(p, &narcs);
+	/* an arc can be left over by each of the first two placements, and met from both its ends */
+	uint32_t *high = xmalloc((narcs + 1) * sizeof(uint32_t)),
+		 *scratch = xmalloc((2 * narcs + 1) * sizeof(uint32_t));
+	uint32_t *left = xmalloc((2 * narcs + 1) * sizeof(uint32_t));
+	sort_arcs(p, arcs, narcs);
+	unsigned long long total = 0, sofar = 0;
+	for (size_t i = 0; i < narcs; i++)
+		total += p->arcs[arcs[i]].count;
+	/* how often each function is called by the arcs of the top 90 % */
+	for (size_t i = 0; i < narcs; i++) {
+		sofar += p->arcs[arcs[i]].count;
+		if ((double)sofar / (double)total > 0.90)
+			break;
+		o.nuses[p->arcs[arcs[i]].child]++;
+	}
+	/* by uses, most first, stable */
+	memcpy(byuse, used, nused * sizeof(uint32_t));
+	for (size_t i = 1; i < nused; i++) {
+		uint32_t v = byuse[i];
+		size_t j = i;
+		for (; j > 0 && o.nuses[byuse[j - 1]] < o.nuses[v]; j--)
+			byuse[j] = byuse[j - 1];
+		byuse[j] = v;
+	}
+	/* up to 1.25 % of the called functions, while called from more than five hot arcs (gprof
+	 * stops at exactly five): their arcs, children then parents, latest first */
+	size_t nhot = 0;
+	for (size_t i = 0; i < nused / 80; i++) {
+		uint32_t fn = byuse[i];
+		if (o.nuses[fn] == 5)
+			break;
+		for (size_t k = p->narcs; k-- > 0;)
+			if (p->arcs[k].parent == fn) {
+				if (p->arcs[k].child != fn)
+					scratch[nscratch++] = (uint32_t)k;
+				o.arc_placed[k] = 1;
+			}
+		for (size_t k = p->narcs; k-- > 0;)
+			if (p->arcs[k].child == fn) {
+				if (p->arcs[k].parent != fn)
+					scratch[nscratch++] = (uint32_t)k;
+				o.arc_placed[k] = 1;
+			}
+		nhot = i;
+		o.placed[fn] = 1;
+	}
+	for (size_t i = 0; i < nscratch; i++) {
+		const struct prof_arc *a = &p->arcs[scratch[i]];
+		if (o.placed[a->child] && o.placed[a->parent]) {
+			high[nhigh++] = scratch[i];
+			o.placed[a->child] = o.placed[a->parent] = 0;
+		}
+	}
+	for (size_t i = 0; i < nhot; i++)
+		if (o.placed[byuse[i]])
+			put_name(&o, byuse[i]);
+	sort_arcs(p, high, nhigh);
+	place(&o, high, nhigh, 1, left, &nleft);
+	place(&o, arcs, narcs, 0, left, &nleft);
+	place(&o, left, nleft, 1, scratch, &nleft2);
+	for (size_t i = 0; i < nused; i++)
+		if (!o.placed[used[i]])
+			put_name(&o, used[i]);
+	for (size_t i = 0; i < nunused; i++)
+		put_name(&o, unused[i]);
+	free(used);
+	free(unused);
+	free(byuse);
+	free(arcs);
+	free(high);
+	free(scratch);
+	free(left);
+	order_release(&o);
+}
