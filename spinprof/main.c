@@ -113,7 +113,7 @@ static const struct sp_opt sp_opts[] = {
 	{ 'S', "external-symbol-table", required_argument,
 	  "-S FILE          GNU mode: the symbols from FILE's \"ADDR T NAME\" lines (nm's), not PROG's" },
 	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
-	  "--inline-file-names  not implemented yet (status 2)" },
+	  "--inline-file-names  each function named with its file and line: NAME (FILE:LINE)" },
 	{ 's', "sum", no_argument,
 	  "-s               write the summed profile to gmon.sum (GNU mode: gprof's, and -l)" },
 	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
@@ -282,6 +282,27 @@ static int diff_main(char **ops, int nops, const char *out, struct read_opts *o,
 	return finish_output(f, out, rc);
 }
 
+/* --inline-file-names for a spy profile: each function shown as "NAME (FILE:LINE)" with the plugin's
+ * file (its base name, or with -L its path) and line, sorted still on its own name. */
+static void inline_file_names(struct prof *p, int full_path)
+{
+	for (size_t i = 0; i < p->nsyms; i++) {
+		struct prof_func *f = &p->items[i];
+		if (!f->name || !f->file || !f->line)
+			continue;
+		const char *base = strrchr(f->file, '/');
+		base = base && !full_path ? base + 1 : f->file;
+		size_t n = strlen(f->name) + strlen(base) + 16;
+		char *shown = xmalloc(n);
+		snprintf(shown, n, "%s (%s:%u)", f->name, base, f->line);
+		if (!f->key)
+			f->key = f->name;
+		else
+			free(f->name);
+		f->name = shown;
+	}
+}
+
 /* gprof's output styles: -p/-q (and their SYMSPEC forms) choose, -P/-Q without one take away */
 enum style {
 	STYLE_FLAT = 1u << 0,
@@ -407,6 +428,7 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			po.flags |= PRINT_FULL_PATH;
+			o.full_path = 1;
 			break;
 		case 'l':
 			o.lines = 1;
@@ -483,11 +505,12 @@ int main(int argc, char **argv)
 		case 'S':
 			o.ext_syms = optarg;
 			break;
-		case 'R':
 		case LONG_INLINE_FILE_NAMES:
+			o.inline_names = 1;
+			break;
+		case 'R':
 			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
-			fprintf(stderr, "spinprof: %s%s: not implemented yet\n", c < 256 ? "-" : "--",
-				c < 256 ? (char[]){ (char)c, 0 } : "inline-file-names");
+			fputs("spinprof: -R: not implemented yet\n", stderr);
 			return usage_exit(&specs);
 		case 'i':
 			user_style |= STYLE_INFO;
@@ -667,6 +690,8 @@ int main(int argc, char **argv)
 	}
 	symspecs_apply(&specs, &p);
 	symspecs_release(&specs);
+	if (o.inline_names && p.kind == PROF_SPY)
+		inline_file_names(&p, o.full_path);
 	graph_analyse(&p);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {

@@ -368,9 +368,11 @@ static void file_info(const char *path, const struct gnu_data *g)
 }
 
 /* -l: a symbol's name as gprof prints it at line granularity, "NAME (FILE:LINE @ ADDR)" with FILE's
- * base name, or NAME alone where there is no line. */
-static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s, int demangle)
+ * base name (-L: its path), or NAME alone where there is no line; with at 0 (--inline-file-names) "NAME (FILE:LINE)". */
+static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s,
+		      const struct read_opts *o, int at)
 {
+	int demangle = o->demangle;
 	const char *file;
 	unsigned line;
 	char *dm = demangle ? symtab_demangle(s->name) : NULL;
@@ -378,13 +380,19 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 		prof_set_name(&p->items[k], s->name, dm);
 		return;
 	}
-	const char *base = strrchr(file, '/');
-	base = base ? base + 1 : file;
+	const char *base = strrchr(file, '/'); /* -L: the whole path, as gprof's print_path */
+	base = base && !o->full_path ? base + 1 : file;
 	size_t n = strlen(s->name) + strlen(base) + (dm ? strlen(dm) : 0) + 64;
 	char *raw = xmalloc(n), *shown = dm ? xmalloc(n) : NULL;
-	snprintf(raw, n, "%s (%s:%u @ %llx)", s->name, base, line, (unsigned long long)s->addr);
-	if (dm)
-		snprintf(shown, n, "%s (%s:%u @ %llx)", dm, base, line, (unsigned long long)s->addr);
+	if (at) {
+		snprintf(raw, n, "%s (%s:%u @ %llx)", s->name, base, line, (unsigned long long)s->addr);
+		if (dm)
+			snprintf(shown, n, "%s (%s:%u @ %llx)", dm, base, line, (unsigned long long)s->addr);
+	} else {
+		snprintf(raw, n, "%s (%s:%u)", s->name, base, line);
+		if (dm)
+			snprintf(shown, n, "%s (%s:%u)", dm, base, line);
+	}
 	free(dm);
 	prof_set_name(&p->items[k], raw, shown);
 	free(raw);
@@ -517,8 +525,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			uint32_t k = prof_add_func(p, NULL, s->addr, s->end);
 			/* -S: gprof knows no symbol's source */
 			int src = !o->ext_syms;
-			if (o->lines && src)
-				line_name(p, k, &t, s, o->demangle);
+			if ((o->lines || o->inline_names) && src)
+				line_name(p, k, &t, s, o, o->lines);
 			else
 				prof_set_name(&p->items[k], s->name,
 					      o->demangle ? symtab_demangle(s->name) : NULL);

@@ -16,6 +16,8 @@ struct read_opts {
 	const char *prog;     /* spy profile with PROG first: PROG's symbols, same build-id */
 	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
 	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
+	int full_path;        /* -L: those names and -l's with the file's whole path */
+	int inline_names;     /* --inline-file-names: GNU mode's names "NAME (FILE:LINE)", as gprof's */
 	const char *ext_syms; /* -S: GNU mode's symbols from this file (gprof's format), not PROG's */
 };
 
