@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linkmap.h"
 #include "nodes.h"
 #include "out-diff.h"
 #include "out-dump.h"
@@ -109,7 +110,8 @@ static const struct sp_opt sp_opts[] = {
 	{ 'r', "function-ordering", no_argument,
 	  "-r               gprof's suggested function order (for the linker), one name a line" },
 	{ 'R', "file-ordering", required_argument,
-	  "-R MAP           gprof's file ordering: not implemented yet (status 2)" },
+	  "-R MAP           GNU mode: gprof's suggested order of MAP's object files (MAP: lines\n"
+	  "                   FILE.o:... FUNC, as nm -A prints), one a line" },
 	{ 'S', "external-symbol-table", required_argument,
 	  "-S FILE          GNU mode: the symbols from FILE's \"ADDR T NAME\" lines (nm's), not PROG's" },
 	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
@@ -332,6 +334,8 @@ int main(int argc, char **argv)
 	*sq = '\0';
 	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
 	int sum = 0, sum_only = 0, dump = 0, diff = 0, c;
+	const char *map_path = NULL; /* -R MAP */
+	struct linkmap map = { 0 };
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	char not_diff[32] = "";   /* the last option --diff does not take */
 	struct print_opts po = { 0, 80 };
@@ -509,9 +513,9 @@ int main(int argc, char **argv)
 			o.inline_names = 1;
 			break;
 		case 'R':
-			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
-			fputs("spinprof: -R: not implemented yet\n", stderr);
-			return usage_exit(&specs);
+			user_style |= STYLE_FILE_ORDER;
+			map_path = optarg;
+			break;
 		case 'i':
 			user_style |= STYLE_INFO;
 			o.file_info = 1;
@@ -582,6 +586,13 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return usage_exit(&specs);
 		}
+	}
+	if ((user_style & STYLE_FUNC_ORDER) && (user_style & STYLE_FILE_ORDER)) {
+		/* gprof's rule: both would place the same arcs */
+		fputs("spinprof: only one of -r (--function-ordering) and -R (--file-ordering) may be "
+		      "given\n",
+		      stderr);
+		return usage_exit(&specs);
 	}
 	if (user_style)
 		style = user_style;
@@ -661,6 +672,16 @@ int main(int argc, char **argv)
 		o.prog = prog;
 		prog = NULL;
 	}
+	if (map_path && prog) {
+		char err[256];
+		if (linkmap_read(&map, map_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "spinprof: %s: %s\n", map_path, err);
+			linkmap_release(&map);
+			symspecs_release(&specs);
+			return 2;
+		}
+		o.map = &map;
+	}
 	if (prog) {
 		/* gprof's --sum implies --line, and prints no report unless one is asked for */
 		if (sum) {
@@ -668,6 +689,12 @@ int main(int argc, char **argv)
 			sum_only = !user_style;
 		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
+	} else if (map_path) {
+		fprintf(stderr,
+			"spinprof: %s: -R orders the object files of a gcc -pg program; a spy "
+			"profile names none\n",
+			profs[0]);
+		rc = -1;
 	} else if (o.ext_syms) {
 		fprintf(stderr,
 			"spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
@@ -680,11 +707,13 @@ int main(int argc, char **argv)
 	if (rc == 0 && (style == STYLE_INFO || sum_only)) {
 		/* -i alone: what the files hold, nothing more */
 		prof_release(&p);
+		linkmap_release(&map);
 		symspecs_release(&specs);
 		return finish_output(stdout, NULL, 0);
 	}
 	if (rc < 0) {
 		prof_release(&p);
+		linkmap_release(&map);
 		symspecs_release(&specs);
 		return 2;
 	}
@@ -697,6 +726,7 @@ int main(int argc, char **argv)
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
 		prof_release(&p);
+		linkmap_release(&map);
 		return 2;
 	}
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
@@ -745,6 +775,8 @@ int main(int argc, char **argv)
 			print_source(f, &p, &srco, &first);
 		if (style & STYLE_FUNC_ORDER)
 			print_function_order(f, &p);
+		if ((style & STYLE_FILE_ORDER) && o.map)
+			print_file_order(f, &p, o.map);
 		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_stopwatch_top(f, &p, 10);
 		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering &&
@@ -756,6 +788,7 @@ int main(int argc, char **argv)
 			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);
+	linkmap_release(&map);
 	return finish_output(f, out, rc);
 }
 

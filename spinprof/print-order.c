@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkmap.h"
 #include "print-order.h"
 
 /* The placement's state: per function its chain neighbours, whether placed, its uses among the hot
@@ -276,6 +277,49 @@ void print_function_order(FILE *f, const struct prof *p)
 	free(arcs);
 	free(high);
 	free(scratch);
+	free(left);
+	order_release(&o);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map)
+{
+	struct order o;
+	order_init(&o, f, p);
+	size_t narcs, nleft = 0;
+	/* the arcs as they came (gprof sorts them only for -r); those not between two objects of
+	 * the map count as placed */
+	uint32_t *arcs = real_arcs(p, &narcs), *left = xmalloc((narcs + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < narcs; i++) {
+		const struct prof_arc *a = &p->arcs[arcs[i]];
+		if (!p->items[a->parent].mapped || !p->items[a->child].mapped)
+			o.arc_placed[arcs[i]] = 1;
+	}
+	place(&o, arcs, narcs, 0, left, &nleft);
+	for (size_t i = 0; i < p->nsyms; i++)
+		if (p->items[i].mapped && !o.placed[i])
+			put_name(&o, (uint32_t)i);
+	/* then the map's objects that stand for no function (no text, or none of theirs kept), each
+	 * once, by name (as gprof 2.40 prints them) */
+	const char **files = xmalloc((map->nr + 1) * sizeof(*files));
+	for (size_t k = 0; k < map->nr; k++)
+		files[k] = map->items[k].file;
+	qsort(files, map->nr, sizeof(*files), str_cmp);
+	for (size_t k = 0; k < map->nr; k++) {
+		if (k > 0 && strcmp(files[k - 1], files[k]) == 0)
+			continue;
+		size_t i = 0;
+		while (i < p->nsyms && !(p->items[i].mapped && strcmp(prof_key(&p->items[i]), files[k]) == 0))
+			i++;
+		if (i == p->nsyms)
+			fprintf(f, "%s\n", files[k]);
+	}
+	free(files);
+	free(arcs);
 	free(left);
 	order_release(&o);
 }

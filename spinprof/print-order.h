@@ -9,8 +9,9 @@
 /* -r: gprof's function ordering of p's functions, one raw name a line (after graph_analyse). */
 void print_function_order(FILE *f, const struct prof *p);
 
-/* -R MAP: gprof's link order of the object files MAP (gprof's format: "FILE.o:" then names) maps
- * p's functions to, one a line. Returns 0, or -1 after one line about MAP. */
-int print_file_order(FILE *f, const struct prof *p, const char *map);
+struct linkmap;
+/* -R MAP: gprof's link order of the object files of map, whose first functions stand for them in
+ * p (GNU mode, read with the map), one a line. */
+void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map);
 
 #endif

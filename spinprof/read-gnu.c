@@ -470,7 +470,8 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	struct symtab t = { .no_static = o->no_static,
 			    .only_funcs = o->only_funcs,
 			    .want_text = o->static_calls,
-			    .ext_syms = o->ext_syms };
+			    .ext_syms = o->ext_syms,
+			    .map = o->map };
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
 		/* the program was read (t.path) when what failed is -S's file */
@@ -532,6 +533,7 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 					      o->demangle ? symtab_demangle(s->name) : NULL);
 			p->items[k].is_static = s->is_static;
 			p->items[k].is_func = s->is_func;
+			p->items[k].mapped = s->mapped;
 			const char *file;
 			unsigned line;
 			if (src && o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {

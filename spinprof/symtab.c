@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linkmap.h"
 #include "prof.h"
 #include "symtab.h"
 
@@ -277,10 +278,31 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			GElf_Shdr ssh;
 			Elf_Scn *sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
 			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
+			y->mapped = 0;
 		}
 	}
 	elf_end(elf);
 	close(fd);
+	if (t->map) {
+		/* gprof's -R: a function of the map stands for its object file if it is the first of
+		 * its run of lines, and is no symbol otherwise */
+		size_t dst = 0;
+		for (size_t i = 0; i < t->nr; i++) {
+			struct symtab_sym *y = &t->items[i];
+			const struct linkmap_ent *e = linkmap_find(t->map, y->name);
+			if (e && !e->first) {
+				free(y->name);
+				continue;
+			}
+			if (e) {
+				free(y->name);
+				y->name = xstrdup(e->file);
+				y->mapped = 1;
+			}
+			t->items[dst++] = *y;
+		}
+		t->nr = dst;
+	}
 	if (t->nr == 0) {
 		snprintf(err, errsz, "no symbols");
 		return -1;
