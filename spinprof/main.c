@@ -12,6 +12,7 @@
 #include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
+#include "print-debug.h"
 #include "print-lines.h"
 #include "print-order.h"
 #include "print-source.h"
@@ -105,7 +106,9 @@ static const struct sp_opt sp_opts[] = {
 	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
 	{ 'O', "file-format", required_argument,
 	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
-	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
+	{ 'd', "debug", optional_argument,
+	  "-d[N]            before the report, the analysed model, one fact a line: N's bits 1 the\n"
+	  "                   profile, 2 the functions, 4 the arcs, 8 the cycles (default all)" },
 	{ 'T', "traditional", no_argument, "-T               gprof's traditional (BSD) layout" },
 	{ 'r', "function-ordering", no_argument,
 	  "-r               gprof's suggested function order (for the linker), one name a line" },
@@ -335,6 +338,7 @@ int main(int argc, char **argv)
 	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
 	int sum = 0, sum_only = 0, dump = 0, diff = 0, c;
 	const char *map_path = NULL; /* -R MAP */
+	unsigned debug = 0;          /* -d: enum debug_what */
 	struct linkmap map = { 0 };
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	char not_diff[32] = "";   /* the last option --diff does not take */
@@ -490,7 +494,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd':
-			/* -d prints no debugging */
+			if (!optarg) {
+				debug = DEBUG_ALL;
+			} else {
+				long v = num_arg("-d", optarg, 0);
+				if (v < 0)
+					return usage_exit(&specs);
+				/* as gprof's -dN, which always adds its "any" bit: at least the profile */
+				debug = (unsigned)v & DEBUG_ALL ? (unsigned)v & DEBUG_ALL : DEBUG_PROFILE;
+			}
 			break;
 		case 'O':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
@@ -732,6 +744,9 @@ int main(int argc, char **argv)
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* -d: the model first; beside a --format's output, on stderr */
+	if (debug)
+		print_debug(format ? stderr : f, &p, debug);
 	int first = !o.file_info; /* -i printed first: a form feed before the next */
 	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
