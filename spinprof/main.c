@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argfile.h"
 #include "linkmap.h"
 #include "nodes.h"
 #include "out-diff.h"
@@ -25,10 +26,11 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-abcDhilLsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
-	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [--[no-]demangle] [--spy]\n"
-	      "                [--threads] [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace]\n"
-	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
+	fputs("usage: spinprof [-abBcDhilLrsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
+	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [-R MAP] [-S FILE]\n"
+	      "                [--inline-file-names] [--[no-]demangle] [--spy] [--threads]\n"
+	      "                [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace] [--format=NAME]\n"
+	      "                [-o FILE] [@FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
 	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
 	      f);
@@ -65,6 +67,7 @@ static const struct sp_opt sp_opts[] = {
 	  "-q[SYMSPEC]      call graph only (from SYMSPEC down; FROM/TO: only those arcs)" },
 	{ 'Q', "no-graph", optional_argument,
 	  "-Q[SYMSPEC]      no call graph (SYMSPEC: call graph without it; FROM/TO: arcs)" },
+	{ 'B', NULL, no_argument, "-B               call graph only (gprof's, as -q)" },
 	{ 'e', NULL, required_argument, "-e SYMSPEC       leave SYMSPEC's entries out of the call graph" },
 	{ 'E', NULL, required_argument,
 	  "-E SYMSPEC       as -e, and its time out of its callers' and the total" },
@@ -157,7 +160,8 @@ static void help(void)
 	fputs("\nA spy profile (or several, summed) needs nothing else; an ELF first operand means\n"
 	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n"
 	      "No operands: ./gmon.out, a spy profile, or a.out and a gcc -pg gmon.out.\n"
-	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's.\n\n",
+	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's. @FILE: the arguments\n"
+	      "FILE holds (blanks between; quotes, backslashes), as gprof's.\n\n",
 	      stdout);
 	for (const struct sp_opt *op = sp_opts; op->key; op++) {
 		if (!op->help)
@@ -321,6 +325,7 @@ enum style {
 
 int main(int argc, char **argv)
 {
+	argfile_expand(&argc, &argv); /* gprof's @FILE */
 	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
 	char shortopts[3 * sizeof(sp_opts) / sizeof(sp_opts[0]) + 1], *sq = shortopts;
 	size_t nl = 0;
@@ -382,6 +387,9 @@ int main(int argc, char **argv)
 				style &= ~STYLE_FLAT;
 				user_style &= ~STYLE_FLAT;
 			}
+			break;
+		case 'B': /* gprof's, undocumented: -q */
+			user_style |= STYLE_GRAPH;
 			break;
 		case 'q':
 		case 'Q':
