@@ -105,7 +105,8 @@ void argfile_expand(int *argc, char ***argv)
 			v = xrealloc(v, cap * sizeof(*v));
 		}
 		memmove(v + i + nins, v + i + 1, (n - i - 1) * sizeof(*v));
-		memcpy(v + i, ins, nins * sizeof(*v));
+		if (nins)
+			memcpy(v + i, ins, nins * sizeof(*v));
 		n = n - 1 + nins;
 		free(ins);
 	}

@@ -401,7 +401,7 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 	p->items[k].key = xstrdup(s->name);
 }
 
-/* Append n bytes of v, little-endian, to buf at *len. */
+/* Append n bytes (n <= 8) of v, little-endian, to buf at *len. */
 static void put_le(uint8_t *buf, size_t *len, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -424,7 +424,8 @@ static int write_sum(const char *path, const struct prof *p, const struct gnu_da
 	memcpy(buf, "gmon", 4);
 	len = 4;
 	put_le(buf, &len, 1, 4);
-	put_le(buf, &len, 0, 12);
+	memset(buf + len, 0, 12); /* spare */
+	len += 12;
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct gnu_hist *h = &g->items[i];
 		put_le(buf, &len, GNU_TAG_TIME_HIST, 1);
