@@ -116,7 +116,7 @@ static const struct sp_opt sp_opts[] = {
 	{ 'r', "function-ordering", no_argument,
 	  "-r               gprof's suggested function order (for the linker), one name a line" },
 	{ 'R', "file-ordering", required_argument,
-	  "-R MAP           GNU mode: gprof's suggested order of MAP's object files (MAP: lines\n"
+	  "-R MAP           gprof's suggested order of MAP's object files (MAP: lines\n"
 	  "                   FILE.o:... FUNC, as nm -A prints), one a line" },
 	{ 'S', "external-symbol-table", required_argument,
 	  "-S FILE          GNU mode: the symbols from FILE's \"ADDR T NAME\" lines (nm's), not PROG's" },
@@ -692,7 +692,7 @@ int main(int argc, char **argv)
 		o.prog = prog;
 		prog = NULL;
 	}
-	if (map_path && prog) {
+	if (map_path) {
 		char err[256];
 		if (linkmap_read(&map, map_path, err, sizeof(err)) < 0) {
 			fprintf(stderr, "spinprof: %s: %s\n", map_path, err);
@@ -709,12 +709,6 @@ int main(int argc, char **argv)
 			sum_only = !user_style;
 		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
-	} else if (map_path) {
-		fprintf(stderr,
-			"spinprof: %s: -R orders the object files of a gcc -pg program; a spy "
-			"profile names none\n",
-			profs[0]);
-		rc = -1;
 	} else if (o.ext_syms) {
 		fprintf(stderr,
 			"spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
@@ -798,8 +792,12 @@ int main(int argc, char **argv)
 			print_source(f, &p, &srco, &first);
 		if (style & STYLE_FUNC_ORDER)
 			print_function_order(f, &p);
-		if ((style & STYLE_FILE_ORDER) && o.map)
-			print_file_order(f, &p, o.map);
+		if ((style & STYLE_FILE_ORDER) && o.map) {
+			if (p.kind == PROF_GNU)
+				print_file_order(f, &p, o.map);
+			else
+				print_file_order_spy(f, &p, o.map);
+		}
 		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_stopwatch_top(f, &p, 10);
 		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering &&

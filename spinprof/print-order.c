@@ -323,3 +323,49 @@ void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map)
 	free(left);
 	order_release(&o);
 }
+
+void print_file_order_spy(FILE *f, const struct prof *p, const struct linkmap *map)
+{
+	struct prof q;
+	prof_init(&q);
+	uint32_t *node = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->nsyms; i++) {
+		const struct linkmap_ent *e =
+			p->items[i].name ? linkmap_find(map, prof_key(&p->items[i])) : NULL;
+		node[i] = PROF_NONE;
+		if (!e)
+			continue;
+		uint32_t k = 0;
+		while (k < q.nr && strcmp(q.items[k].name, e->file) != 0)
+			k++;
+		if (k == q.nr) {
+			k = prof_add_func(&q, e->file, 0, 0);
+			q.items[k].mapped = 1;
+		}
+		node[i] = k;
+	}
+	for (size_t i = 0; i < p->narcs; i++) {
+		const struct prof_arc *a = &p->arcs[i];
+		if (a->parent >= p->nsyms || a->child >= p->nsyms)
+			continue;
+		uint32_t from = node[a->parent], to = node[a->child];
+		if (from != PROF_NONE && to != PROF_NONE && from != to)
+			prof_add_arc(&q, from, to, a->count);
+	}
+	free(node);
+	prof_drop_arc_hash(&q);
+	/* the summed arcs by count, most first (a spy profile's come in no order that means anything) */
+	uint32_t *idx = xmalloc((q.narcs + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < q.narcs; i++)
+		idx[i] = (uint32_t)i;
+	sort_arcs(&q, idx, q.narcs);
+	struct prof_arc *sorted = xmalloc((q.narcs + 1) * sizeof(*sorted));
+	for (size_t i = 0; i < q.narcs; i++)
+		sorted[i] = q.arcs[idx[i]];
+	free(idx);
+	free(q.arcs);
+	q.arcs = sorted;
+	q.arcs_alloc = q.narcs + 1;
+	print_file_order(f, &q, map);
+	prof_release(&q);
+}

@@ -10,7 +10,7 @@
 # never clears the map's "first" flag of a line (xmalloc, then only is_first = 1), so plain gprof's
 # output depends on what its heap held; zeroed, it is the flag as written. By construction: with the
 # functions-only map each object is listed exactly once. A missing map, a map line without ':', and
-# -R with a spy profile are one line and status 2.
+# a damaged profile are one line and status 2. (Spy profiles: t227.)
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
 sp_setup
@@ -86,5 +86,5 @@ bad() {
 }
 check "a missing map: one line, status 2" bad -R nosuchmap ./prog gmon.out
 check "a map line without ':': one line, status 2" eval 'echo "no colon here" >"$D/badmap" && bad -R badmap ./prog gmon.out'
-check "-R with a spy profile: one line, status 2" eval 'printf "gmon\003\000\000\000" >"$D/spy.out" && bad -R funcs spy.out'
+check "-R MAP with a damaged spy profile: one line, status 2" eval 'printf "gmon\003\000\000\000" >"$D/spy.out" && bad -R funcs spy.out'
 tap_done
