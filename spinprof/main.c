@@ -707,6 +707,7 @@ int main(int argc, char **argv)
 		if (sum) {
 			o.lines = 1;
 			sum_only = !user_style;
+			o.specs = &specs;
 		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
 	} else if (o.ext_syms) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "read.h"
+#include "symspec.h"
 #include "symtab.h"
 
 #define GNU_TAG_TIME_HIST 0
@@ -580,7 +581,10 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			prof_add_arc(p, parent, child, arcs[i].count);
 		}
 		free(ends);
-		/* gprof writes the sum before -c's arcs are added */
+		/* gprof writes the sum before -c's arcs are added, without the arcs its symspecs leave
+		 * out (cg_tally never adds them); applying them again later changes nothing */
+		if (o->sum_path && o->specs)
+			symspecs_apply(o->specs, p);
 		if (o->sum_path && write_sum(o->sum_path, p, &g) < 0)
 			rc = -1;
 		if (o->static_calls)

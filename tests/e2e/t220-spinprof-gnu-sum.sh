@@ -7,7 +7,8 @@
 # (gprof leaves them uninitialized); gprof reads spinprof's gmon.sum and prints the same report as
 # from its own (the default report, -b, -b -l); the sum's counts are the runs' counts added (work
 # 80 calls, leaf 2 * 80 + 2); a sum summed again with a third run (gmon.sum g3) is gprof's too and
-# holds 87 calls of work (each tool summing its own sum); -s with report options prints gprof's report (--sum implies --line); a bad
+# holds 87 calls of work (each tool summing its own sum); -s with report options prints gprof's report (--sum implies --line);
+# -s -k FROM/TO leaves the arcs out of the sum, as gprof; a bad
 # gmon.out is one line and status 2.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 }
 EOS
 
-tap_plan 21
+tap_plan 23
 
 # build DIR FLAGS: DIR/prog and DIR/g1, g2, g3 (runs of N = 30, 50, 7)
 build() {
@@ -115,12 +116,24 @@ report() {
 	diff -u "$d/g.txt" "$d/s.txt" && same_body "$d"
 }
 
+# ksums DIR: with -k (an arc spec), the arcs it names are not in gmon.sum, as gprof's cg_tally never
+# adds them; the sums are gprof's, and smaller than without
+ksums() {
+	local d=$1 k
+	for k in main/leaf work/; do
+		(cd "$d" && rm -f gmon.sum && gprof -s -k $k ./prog g1 g2 && mv gmon.sum gk.sum &&
+			"$SPINPROF" -s -k $k ./prog g1 g2 && mv gmon.sum sk.sum) || { echo "-k $k failed"; return 1; }
+		cmp <(tail -c +21 "$d/gk.sum") <(tail -c +21 "$d/sk.sum") || return 1
+		[ "$(stat -c %s "$d/sk.sum")" -lt "$(stat -c %s "$d/s.sum")" ] || { echo "-k $k: no arc left out"; return 1; }
+	done
+}
+
 for b in "O0 -O0 -g" "O2 -O2"; do
 	d=$T/${b%% *}
 	flags=${b#* }
 	# shellcheck disable=SC2086
 	if ! sp_check "${b%% *}: the program builds with $flags -pg and runs three times" build "$d" $flags; then
-		for _ in $(seq 9); do not_ok "not built"; done
+		for _ in $(seq 10); do not_ok "not built"; done
 		continue
 	fi
 	if sp_check "${b%% *}: spinprof -s PROG g1 g2 and gprof -s PROG g1 g2 succeed and print nothing" sums "$d" g1 g2; then
@@ -139,6 +152,7 @@ for b in "O0 -O0 -g" "O2 -O2"; do
 		not_ok "${b%% *}: the sum of a sum differs from gprof's"
 	fi
 	check "${b%% *}: spinprof -s -b -p -q = gprof -s -b -p -q (line granularity), and the same sum" report "$d" -b -p -q
+	check "${b%% *}: -s -k main/leaf and -s -k work/: gprof's sums without those arcs" ksums "$d"
 done
 
 # a bad gmon.out: one line, status 2
