@@ -733,6 +733,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	symspecs_apply(&specs, &p);
+	/* -r in GNU mode places, as gprof, the arcs of count 0 its FROM/TO symspecs add */
+	struct symspec_copies copies = { 0 };
+	if ((style & STYLE_FUNC_ORDER) && p.kind == PROF_GNU)
+		symspecs_copies(&specs, &p, &copies);
 	symspecs_release(&specs);
 	if (o.inline_names && p.kind == PROF_SPY)
 		inline_file_names(&p, o.full_path);
@@ -742,6 +746,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
 		prof_release(&p);
 		linkmap_release(&map);
+		symspec_copies_release(&copies);
 		return 2;
 	}
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
@@ -792,7 +797,7 @@ int main(int argc, char **argv)
 		if (annotate)
 			print_source(f, &p, &srco, &first);
 		if (style & STYLE_FUNC_ORDER)
-			print_function_order(f, &p);
+			print_function_order(f, &p, &copies);
 		if ((style & STYLE_FILE_ORDER) && o.map) {
 			if (p.kind == PROF_GNU)
 				print_file_order(f, &p, o.map);
@@ -811,6 +816,7 @@ int main(int argc, char **argv)
 	}
 	prof_release(&p);
 	linkmap_release(&map);
+	symspec_copies_release(&copies);
 	return finish_output(f, out, rc);
 }
 

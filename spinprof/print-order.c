@@ -7,12 +7,18 @@
 
 #include "linkmap.h"
 #include "print-order.h"
+#include "symspec.h"
 
-/* The placement's state: per function its chain neighbours, whether placed, its uses among the hot
- * arcs; per arc whether placed. Arcs are indices into p->arcs. */
+/* The placement's state: per node (p's functions, then gprof's symspec copies) its chain neighbours,
+ * whether placed, its uses among the hot arcs; per arc whether placed. Arcs are indices into
+ * arcs[]: the copies' arcs of count 0 first (gprof adds them before reading gmon.out), then p's. */
 struct order {
 	const struct prof *p;
 	FILE *f;
+	const struct prof_arc *arcs;
+	size_t narcs, nnodes, ncopy_arcs;
+	struct prof_arc *own; /* arcs when there are copies */
+	const uint32_t *copy_sym;
 	uint32_t *next, *prev;
 	unsigned char *placed, *arc_placed;
 	uint64_t *nuses;
@@ -20,7 +26,7 @@ struct order {
 
 /* Stable sort of arc indices by count, most first (glibc's qsort is a merge sort: ties keep their
  * order, which gprof's output depends on). */
-static void sort_arcs(const struct prof *p, uint32_t *a, size_t n)
+static void sort_arcs(const struct prof_arc *arcs, uint32_t *a, size_t n)
 {
 	if (n < 2)
 		return;
@@ -30,7 +36,7 @@ static void sort_arcs(const struct prof *p, uint32_t *a, size_t n)
 			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t i = lo, j = mid, k = lo;
 			while (i < mid && j < hi)
-				tmp[k++] = p->arcs[a[j]].count > p->arcs[a[i]].count ? a[j++] : a[i++];
+				tmp[k++] = arcs[a[j]].count > arcs[a[i]].count ? a[j++] : a[i++];
 			while (i < mid)
 				tmp[k++] = a[i++];
 			while (j < hi)
@@ -43,7 +49,8 @@ static void sort_arcs(const struct prof *p, uint32_t *a, size_t n)
 
 static void put_name(struct order *o, uint32_t fn)
 {
-	fprintf(o->f, "%s\n", prof_key(&o->p->items[fn]));
+	size_t ns = o->p->nsyms;
+	fprintf(o->f, "%s\n", prof_key(&o->p->items[fn < ns ? fn : o->copy_sym[fn - ns]]));
 }
 
 /* The end of fn's chain: its last next when it has one, else its first prev. */
@@ -64,13 +71,12 @@ static uint32_t chain_end(const struct order *o, uint32_t fn)
  * print the chains, and with all the arcs' unplaced callers. */
 static void place(struct order *o, const uint32_t *arcs, size_t n, int all, uint32_t *left, size_t *nleft)
 {
-	const struct prof *p = o->p;
 	unsigned long long total = 0, sofar = 0;
 	if (!all)
 		for (size_t i = 0; i < n; i++)
-			total += p->arcs[arcs[i]].count;
+			total += o->arcs[arcs[i]].count;
 	for (size_t i = 0; i < n; i++) {
-		const struct prof_arc *a = &p->arcs[arcs[i]];
+		const struct prof_arc *a = &o->arcs[arcs[i]];
 		sofar += a->count;
 		if (o->arc_placed[arcs[i]])
 			continue;
@@ -132,7 +138,7 @@ static void place(struct order *o, const uint32_t *arcs, size_t n, int all, uint
 		o->arc_placed[arcs[i]] = 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct prof_arc *a = &p->arcs[arcs[i]];
+		const struct prof_arc *a = &o->arcs[arcs[i]];
 		if (o->placed[a->parent] || o->placed[a->child])
 			continue;
 		uint32_t fn = a->parent;
@@ -146,7 +152,7 @@ static void place(struct order *o, const uint32_t *arcs, size_t n, int all, uint
 		}
 	}
 	for (size_t i = 0; all && i < n; i++) {
-		const struct prof_arc *a = &p->arcs[arcs[i]];
+		const struct prof_arc *a = &o->arcs[arcs[i]];
 		if (o->placed[a->parent] || o->placed[a->child])
 			continue;
 		o->placed[a->parent] = 1;
@@ -154,18 +160,40 @@ static void place(struct order *o, const uint32_t *arcs, size_t n, int all, uint
 	}
 }
 
-static void order_init(struct order *o, FILE *f, const struct prof *p)
+/* copies: gprof's symspec copies (NULL: none) */
+static void order_init(struct order *o, FILE *f, const struct prof *p, const struct symspec_copies *copies)
 {
-	size_t n = p->nsyms + 1;
+	size_t nc = copies ? copies->n : 0, nca = copies ? copies->narcs : 0;
+	size_t n = p->nsyms + nc + 1;
 	o->p = p;
 	o->f = f;
+	o->own = NULL;
+	o->arcs = p->arcs;
+	o->narcs = p->narcs;
+	o->ncopy_arcs = nca;
+	o->nnodes = p->nsyms + nc;
+	o->copy_sym = copies ? copies->sym : NULL;
+	if (nca) {
+		o->own = xmalloc((nca + p->narcs) * sizeof(*o->own));
+		for (size_t i = 0; i < nca; i++)
+			o->own[i] = (struct prof_arc){ .parent = (uint32_t)(p->nsyms + copies->from[i]),
+						       .child = (uint32_t)(p->nsyms + copies->to[i]) };
+		if (p->narcs)
+			memcpy(o->own + nca, p->arcs, p->narcs * sizeof(*o->own));
+		o->arcs = o->own;
+		o->narcs = nca + p->narcs;
+	}
 	o->next = xmalloc(n * sizeof(uint32_t));
 	o->prev = xmalloc(n * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		o->next[i] = o->prev[i] = PROF_NONE;
+	/* a copy's next is its side's chain (gprof's Sym.next serves both) */
+	for (size_t i = 0; i < nc; i++)
+		if (copies->next[i] != PROF_NONE)
+			o->next[p->nsyms + i] = (uint32_t)(p->nsyms + copies->next[i]);
 	o->placed = xcalloc(n, 1);
 	o->nuses = xcalloc(n, sizeof(uint64_t));
-	o->arc_placed = xcalloc(p->narcs + 1, 1);
+	o->arc_placed = xcalloc(o->narcs + 1, 1);
 }
 
 static void order_release(struct order *o)
@@ -175,24 +203,25 @@ static void order_release(struct order *o)
 	free(o->placed);
 	free(o->nuses);
 	free(o->arc_placed);
+	free(o->own);
 }
 
 /* The arcs gprof keeps in its arcs[] (not a function's calls to itself), in the order first seen. */
-static uint32_t *real_arcs(const struct prof *p, size_t *n)
+static uint32_t *real_arcs(const struct order *o, size_t *n)
 {
-	uint32_t *a = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	uint32_t *a = xmalloc((o->narcs + 1) * sizeof(uint32_t));
 	*n = 0;
-	for (size_t i = 0; i < p->narcs; i++)
-		if (p->arcs[i].parent != p->arcs[i].child && p->arcs[i].parent < p->nsyms &&
-		    p->arcs[i].child < p->nsyms)
+	for (size_t i = 0; i < o->narcs; i++)
+		if (o->arcs[i].parent != o->arcs[i].child && o->arcs[i].parent < o->nnodes &&
+		    o->arcs[i].child < o->nnodes)
 			a[(*n)++] = (uint32_t)i;
 	return a;
 }
 
-void print_function_order(FILE *f, const struct prof *p)
+void print_function_order(FILE *f, const struct prof *p, const struct symspec_copies *copies)
 {
 	struct order o;
-	order_init(&o, f, p);
+	order_init(&o, f, p, copies);
 	size_t n = p->nsyms, nused = 0, nunused = 0, narcs, nhigh = 0, nscratch = 0, nleft = 0, nleft2 = 0;
 	uint32_t *used = xmalloc((n + 1) * sizeof(uint32_t)), *unused = xmalloc((n + 1) * sizeof(uint32_t));
 	uint32_t *byuse = xmalloc((n + 1) * sizeof(uint32_t));
@@ -205,21 +234,21 @@ void print_function_order(FILE *f, const struct prof *p)
 			used[nused++] = (uint32_t)i;
 		}
 	}
-	uint32_t *arcs = real_arcs(p, &narcs);
+	uint32_t *arcs = real_arcs(&o, &narcs);
 	/* an arc can be left over by each of the first two placements, and met from both its ends */
 	uint32_t *high = xmalloc((narcs + 1) * sizeof(uint32_t)),
 		 *scratch = xmalloc((2 * narcs + 1) * sizeof(uint32_t));
 	uint32_t *left = xmalloc((2 * narcs + 1) * sizeof(uint32_t));
-	sort_arcs(p, arcs, narcs);
+	sort_arcs(o.arcs, arcs, narcs);
 	unsigned long long total = 0, sofar = 0;
 	for (size_t i = 0; i < narcs; i++)
-		total += p->arcs[arcs[i]].count;
+		total += o.arcs[arcs[i]].count;
 	/* how often each function is called by the arcs of the top 90 % */
 	for (size_t i = 0; i < narcs; i++) {
-		sofar += p->arcs[arcs[i]].count;
+		sofar += o.arcs[arcs[i]].count;
 		if ((double)sofar / (double)total > 0.90)
 			break;
-		o.nuses[p->arcs[arcs[i]].child]++;
+		o.nuses[o.arcs[arcs[i]].child]++;
 	}
 	/* by uses, most first, stable */
 	memcpy(byuse, used, nused * sizeof(uint32_t));
@@ -237,15 +266,15 @@ void print_function_order(FILE *f, const struct prof *p)
 		uint32_t fn = byuse[i];
 		if (o.nuses[fn] == 5)
 			break;
-		for (size_t k = p->narcs; k-- > 0;)
-			if (p->arcs[k].parent == fn) {
-				if (p->arcs[k].child != fn)
+		for (size_t k = o.narcs; k-- > 0;)
+			if (o.arcs[k].parent == fn) {
+				if (o.arcs[k].child != fn)
 					scratch[nscratch++] = (uint32_t)k;
 				o.arc_placed[k] = 1;
 			}
-		for (size_t k = p->narcs; k-- > 0;)
-			if (p->arcs[k].child == fn) {
-				if (p->arcs[k].parent != fn)
+		for (size_t k = o.narcs; k-- > 0;)
+			if (o.arcs[k].child == fn) {
+				if (o.arcs[k].parent != fn)
 					scratch[nscratch++] = (uint32_t)k;
 				o.arc_placed[k] = 1;
 			}
@@ -253,7 +282,7 @@ void print_function_order(FILE *f, const struct prof *p)
 		o.placed[fn] = 1;
 	}
 	for (size_t i = 0; i < nscratch; i++) {
-		const struct prof_arc *a = &p->arcs[scratch[i]];
+		const struct prof_arc *a = &o.arcs[scratch[i]];
 		if (o.placed[a->child] && o.placed[a->parent]) {
 			high[nhigh++] = scratch[i];
 			o.placed[a->child] = o.placed[a->parent] = 0;
@@ -262,7 +291,7 @@ void print_function_order(FILE *f, const struct prof *p)
 	for (size_t i = 0; i < nhot; i++)
 		if (o.placed[byuse[i]])
 			put_name(&o, byuse[i]);
-	sort_arcs(p, high, nhigh);
+	sort_arcs(o.arcs, high, nhigh);
 	place(&o, high, nhigh, 1, left, &nleft);
 	place(&o, arcs, narcs, 0, left, &nleft);
 	place(&o, left, nleft, 1, scratch, &nleft2);
@@ -289,13 +318,13 @@ static int str_cmp(const void *a, const void *b)
 void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map)
 {
 	struct order o;
-	order_init(&o, f, p);
+	order_init(&o, f, p, NULL);
 	size_t narcs, nleft = 0;
 	/* the arcs as they came (gprof sorts them only for -r); those not between two objects of
 	 * the map count as placed */
-	uint32_t *arcs = real_arcs(p, &narcs), *left = xmalloc((narcs + 1) * sizeof(uint32_t));
+	uint32_t *arcs = real_arcs(&o, &narcs), *left = xmalloc((narcs + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < narcs; i++) {
-		const struct prof_arc *a = &p->arcs[arcs[i]];
+		const struct prof_arc *a = &o.arcs[arcs[i]];
 		if (!p->items[a->parent].mapped || !p->items[a->child].mapped)
 			o.arc_placed[arcs[i]] = 1;
 	}
@@ -358,7 +387,7 @@ void print_file_order_spy(FILE *f, const struct prof *p, const struct linkmap *m
 	uint32_t *idx = xmalloc((q.narcs + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < q.narcs; i++)
 		idx[i] = (uint32_t)i;
-	sort_arcs(&q, idx, q.narcs);
+	sort_arcs(q.arcs, idx, q.narcs);
 	struct prof_arc *sorted = xmalloc((q.narcs + 1) * sizeof(*sorted));
 	for (size_t i = 0; i < q.narcs; i++)
 		sorted[i] = q.arcs[idx[i]];

@@ -6,8 +6,10 @@
 
 #include "prof.h"
 
-/* -r: gprof's function ordering of p's functions, one raw name a line (after graph_analyse). */
-void print_function_order(FILE *f, const struct prof *p);
+struct symspec_copies;
+/* -r: gprof's function ordering of p's functions, one raw name a line (after graph_analyse); copies:
+ * gprof's copies of the FROM/TO symspecs' functions and their arcs, placed too (NULL: none). */
+void print_function_order(FILE *f, const struct prof *p, const struct symspec_copies *copies);
 
 struct linkmap;
 /* -R MAP: gprof's link order of the object files of map, whose first functions stand for them in

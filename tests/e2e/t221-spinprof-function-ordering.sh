@@ -3,7 +3,8 @@
 # byte against gprof -r: a program with a cycle (ping, pong), recursion (fact), a function of several
 # callers (leaf, static), a second file of statics and one function never called, built -O0 -g and -O2,
 # with -r alone and with other options (-b, -p, -q, -z, -a, -c, -D, -l, -T, -e, -C, -s, --function-
-# ordering); and a generated program of 240 functions, where two hubs are called from most of them
+# ordering; -k, -q and -Q FROM/TO, whose arc specs gprof also turns into arcs of count 0 between
+# copies of their ends, placed with the others); and a generated program of 240 functions, where two hubs are called from most of them
 # (gprof's group of functions called from many hot arcs: 1.25 % of the called functions, while more
 # than five hot arcs call them). For a spy profile the same placement on the exact arcs, checked by
 # construction on samples/calls.c (main -> a 10, a -> b 30, b -> c 60): the chain grows along the
@@ -103,6 +104,13 @@ MATRIX=$(cat <<'EOS'
 -r -C
 -r -s
 -r --no-demangle
+-r -k main/leaf
+-r -k /leaf
+-r -k beta/
+-r -k util.c/
+-r -k main/leaf -k main/beta
+-b -r -qbeta/leaf
+-b -r -Qpong/ping
 EOS
 )
 nlines=$(grep -c . <<<"$MATRIX")
