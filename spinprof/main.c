@@ -733,9 +733,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	symspecs_apply(&specs, &p);
-	/* -r in GNU mode places, as gprof, the arcs of count 0 its FROM/TO symspecs add */
+	/* -r, -R in GNU mode place, as gprof, the arcs of count 0 its FROM/TO symspecs add */
 	struct symspec_copies copies = { 0 };
-	if ((style & STYLE_FUNC_ORDER) && p.kind == PROF_GNU)
+	if ((style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) && p.kind == PROF_GNU)
 		symspecs_copies(&specs, &p, &copies);
 	symspecs_release(&specs);
 	if (o.inline_names && p.kind == PROF_SPY)
@@ -800,7 +800,7 @@ int main(int argc, char **argv)
 			print_function_order(f, &p, &copies);
 		if ((style & STYLE_FILE_ORDER) && o.map) {
 			if (p.kind == PROF_GNU)
-				print_file_order(f, &p, o.map);
+				print_file_order(f, &p, o.map, &copies);
 			else
 				print_file_order_spy(f, &p, o.map);
 		}

@@ -310,22 +310,30 @@ void print_function_order(FILE *f, const struct prof *p, const struct symspec_co
 	order_release(&o);
 }
 
+/* A node stands for an object file: the function, or the function a copy is of, is mapped. */
+static int node_mapped(const struct order *o, uint32_t fn)
+{
+	size_t ns = o->p->nsyms;
+	return o->p->items[fn < ns ? fn : o->copy_sym[fn - ns]].mapped;
+}
+
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map)
+void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map,
+		      const struct symspec_copies *copies)
 {
 	struct order o;
-	order_init(&o, f, p, NULL);
+	order_init(&o, f, p, copies);
 	size_t narcs, nleft = 0;
 	/* the arcs as they came (gprof sorts them only for -r); those not between two objects of
 	 * the map count as placed */
 	uint32_t *arcs = real_arcs(&o, &narcs), *left = xmalloc((narcs + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < narcs; i++) {
 		const struct prof_arc *a = &o.arcs[arcs[i]];
-		if (!p->items[a->parent].mapped || !p->items[a->child].mapped)
+		if (!node_mapped(&o, a->parent) || !node_mapped(&o, a->child))
 			o.arc_placed[arcs[i]] = 1;
 	}
 	place(&o, arcs, narcs, 0, left, &nleft);
@@ -395,6 +403,6 @@ void print_file_order_spy(FILE *f, const struct prof *p, const struct linkmap *m
 	free(q.arcs);
 	q.arcs = sorted;
 	q.arcs_alloc = q.narcs + 1;
-	print_file_order(f, &q, map);
+	print_file_order(f, &q, map, NULL);
 	prof_release(&q);
 }

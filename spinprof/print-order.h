@@ -13,8 +13,9 @@ void print_function_order(FILE *f, const struct prof *p, const struct symspec_co
 
 struct linkmap;
 /* -R MAP: gprof's link order of the object files of map, whose first functions stand for them in
- * p (GNU mode, read with the map), one a line. */
-void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map);
+ * p (GNU mode, read with the map), one a line; copies as for print_function_order. */
+void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map,
+		      const struct symspec_copies *copies);
 /* -R MAP for a spy profile: its functions grouped into the object files the map names them in,
  * the calls between two files summed and sorted by count, then placed as print_file_order does. */
 void print_file_order_spy(FILE *f, const struct prof *p, const struct linkmap *map);

@@ -6,7 +6,8 @@
 # and an object of data only, with maps: functions only in address order, the objects shuffled, nm -A's
 # whole output (data, bss and undefined lines first in a run: that file's functions all vanish), and
 # one with a "No symbols in" line and blank lines; -R alone and with -b -p -q -z (the report with the
-# mapped symbols). The reference is GNU gprof 2.40 run under valgrind with malloc'd memory zeroed: gprof
+# mapped symbols), and with arc specs (-k, -q FROM/TO). The reference is GNU gprof 2.40 run under
+# valgrind with malloc'd memory zeroed: gprof
 # never clears the map's "first" flag of a line (xmalloc, then only is_first = 1), so plain gprof's
 # output depends on what its heap held; zeroed, it is the flag as written. By construction: with the
 # functions-only map each object is listed exactly once. A missing map, a map line without ':', and
@@ -38,7 +39,7 @@ EOS
 echo 'int lonely_data = 3;' >"$D/data.c"
 
 maps="funcs shuffled whole noise"
-tap_plan $((1 + 2 * 4 + 1 + 3))
+tap_plan $((1 + 2 * 4 + 2 + 1 + 3))
 
 build() {
 	(cd "$D" && $CC -O0 -g -pg -c m1.c m2.c m3.c m4.c m5.c main.c data.c &&
@@ -63,12 +64,15 @@ same() {
 	diff -u "$D/g.txt" "$D/s.txt"
 }
 if ! sp_check "seven objects build with -pg, run, and nm writes four maps" build; then
-	for _ in $(seq 9); do not_ok "not built"; done
+	for _ in $(seq 11); do not_ok "not built"; done
 else
 	for m in $maps; do
 		check "map $m: spinprof -R = gprof -R" same "$m"
 		check "map $m: spinprof -b -p -q -z -R = gprof's (the mapped symbols' report)" same "$m" -b -p -q -z
 	done
+	# arc specs: gprof places the arcs of count 0 it adds between copies of their ends, too
+	check "map funcs: -b -k :main.o/:m1.o -R = gprof's (the arc spec's copies placed)" same funcs -b -k :main.o/:m1.o
+	check "map funcs: -b -q:m1.o/:m2.o -R = gprof's" same funcs -b -q:m1.o/:m2.o
 	once() {
 		"$SPINPROF" -R "$D/funcs" "$D/prog" "$D/gmon.out" | sort >"$D/got" || return 1
 		cut -d: -f1 "$D/funcs" | sort -u >"$D/want"
