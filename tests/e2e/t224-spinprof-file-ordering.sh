@@ -7,9 +7,9 @@
 # whole output (data, bss and undefined lines first in a run: that file's functions all vanish), and
 # one with a "No symbols in" line and blank lines; -R alone and with -b -p -q -z (the report with the
 # mapped symbols), and with arc specs (-k, -q FROM/TO). The reference is GNU gprof 2.40 run under
-# valgrind with malloc'd memory zeroed: gprof
-# never clears the map's "first" flag of a line (xmalloc, then only is_first = 1), so plain gprof's
-# output depends on what its heap held; zeroed, it is the flag as written. By construction: with the
+# valgrind with malloc'd memory zeroed: gprof never clears the map's "first" flag of a line (xmalloc,
+# then only is_first = 1), so plain gprof's output depends on what its heap held; zeroed, it is the
+# flag as written. By construction: with the
 # functions-only map each object is listed exactly once. A missing map, a map line without ':', and
 # a damaged profile are one line and status 2. (Spy profiles: t227.)
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
