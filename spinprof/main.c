@@ -7,11 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argfile.h"
+#include "linkmap.h"
 #include "nodes.h"
 #include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
+#include "print-debug.h"
 #include "print-lines.h"
+#include "print-order.h"
 #include "print-source.h"
 #include "read.h"
 #include "samples.h"
@@ -22,10 +26,11 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: spinprof [-abcDhilLsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
-	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [--[no-]demangle] [--spy]\n"
-	      "                [--threads] [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace]\n"
-	      "                [--format=NAME] [-o FILE] [PROG] [gmon.out...]\n"
+	fputs("usage: spinprof [-abBcDhilLrsTvxyz] [-pPqQACJZ[SYMSPEC]] [-eEfFnN SYMSPEC] [-k FROM/TO]\n"
+	      "                [-m N] [-t N] [-w N] [-d[N]] [-O FORMAT] [-I DIRS] [-R MAP] [-S FILE]\n"
+	      "                [--inline-file-names] [--[no-]demangle] [--spy] [--threads]\n"
+	      "                [--cutoff=PCT] [--stopwatch[=FUNC,...]] [--trace] [--format=NAME]\n"
+	      "                [-o FILE] [@FILE] [PROG] [gmon.out...]\n"
 	      "       spinprof --dump [-o FILE] [gmon.out...]\n"
 	      "       spinprof --diff [-z] [--[no-]demangle] [-o FILE] OLD NEW\n",
 	      f);
@@ -62,6 +67,7 @@ static const struct sp_opt sp_opts[] = {
 	  "-q[SYMSPEC]      call graph only (from SYMSPEC down; FROM/TO: only those arcs)" },
 	{ 'Q', "no-graph", optional_argument,
 	  "-Q[SYMSPEC]      no call graph (SYMSPEC: call graph without it; FROM/TO: arcs)" },
+	{ 'B', NULL, no_argument, "-B               call graph only (gprof's, as -q)" },
 	{ 'e', NULL, required_argument, "-e SYMSPEC       leave SYMSPEC's entries out of the call graph" },
 	{ 'E', NULL, required_argument,
 	  "-E SYMSPEC       as -e, and its time out of its callers' and the total" },
@@ -103,17 +109,21 @@ static const struct sp_opt sp_opts[] = {
 	{ 'i', "file-info", no_argument, "-i               what each profile holds, nothing else" },
 	{ 'O', "file-format", required_argument,
 	  "-O FORMAT        the profiles' format: auto or magic (gprof's bsd, 4.4bsd, prof: not read)" },
-	{ 'd', "debug", optional_argument, "-d[N]            debugging (accepted; prints nothing more)" },
+	{ 'd', "debug", optional_argument,
+	  "-d[N]            before the report, the analysed model, one fact a line: N's bits 1 the\n"
+	  "                   profile, 2 the functions, 4 the arcs, 8 the cycles (default all)" },
 	{ 'T', "traditional", no_argument, "-T               gprof's traditional (BSD) layout" },
 	{ 'r', "function-ordering", no_argument,
-	  "-r               gprof's function ordering: not implemented yet (status 2)" },
+	  "-r               gprof's suggested function order (for the linker), one name a line" },
 	{ 'R', "file-ordering", required_argument,
-	  "-R MAP           gprof's file ordering: not implemented yet (status 2)" },
+	  "-R MAP           gprof's suggested order of MAP's object files (MAP: lines\n"
+	  "                   FILE.o:... FUNC, as nm -A prints), one a line" },
 	{ 'S', "external-symbol-table", required_argument,
-	  "-S FILE          gprof's symbols from a file: not implemented yet (status 2)" },
+	  "-S FILE          GNU mode: the symbols from FILE's \"ADDR T NAME\" lines (nm's), not PROG's" },
 	{ LONG_INLINE_FILE_NAMES, "inline-file-names", no_argument,
-	  "--inline-file-names  not implemented yet (status 2)" },
-	{ 's', "sum", no_argument, "-s               write the summed profile to gmon.sum" },
+	  "--inline-file-names  each function named with its file and line: NAME (FILE:LINE)" },
+	{ 's', "sum", no_argument,
+	  "-s               write the summed profile to gmon.sum (GNU mode: gprof's, and -l)" },
 	{ 'o', NULL, required_argument, "-o FILE          write the report to FILE" },
 	{ LONG_DEMANGLE, "demangle", optional_argument,
 	  "--demangle       demangle C++ names (default); --no-demangle keeps them" },
@@ -150,7 +160,8 @@ static void help(void)
 	fputs("\nA spy profile (or several, summed) needs nothing else; an ELF first operand means\n"
 	      "GNU mode: PROG and glibc's gmon.out files (default gmon.out) from a gcc -pg build.\n"
 	      "No operands: ./gmon.out, a spy profile, or a.out and a gcc -pg gmon.out.\n"
-	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's.\n\n",
+	      "A SYMSPEC is FUNC, FILE.c, FILE.c:FUNC or FILE.c:LINE, as gprof's. @FILE: the arguments\n"
+	      "FILE holds (blanks between; quotes, backslashes), as gprof's.\n\n",
 	      stdout);
 	for (const struct sp_opt *op = sp_opts; op->key; op++) {
 		if (!op->help)
@@ -280,6 +291,27 @@ static int diff_main(char **ops, int nops, const char *out, struct read_opts *o,
 	return finish_output(f, out, rc);
 }
 
+/* --inline-file-names for a spy profile: each function shown as "NAME (FILE:LINE)" with the plugin's
+ * file (its base name, or with -L its path) and line, sorted still on its own name. */
+static void inline_file_names(struct prof *p, int full_path)
+{
+	for (size_t i = 0; i < p->nsyms; i++) {
+		struct prof_func *f = &p->items[i];
+		if (!f->name || !f->file || !f->line)
+			continue;
+		const char *base = strrchr(f->file, '/');
+		base = base && !full_path ? base + 1 : f->file;
+		size_t n = strlen(f->name) + strlen(base) + 16;
+		char *shown = xmalloc(n);
+		snprintf(shown, n, "%s (%s:%u)", f->name, base, f->line);
+		if (!f->key)
+			f->key = f->name;
+		else
+			free(f->name);
+		f->name = shown;
+	}
+}
+
 /* gprof's output styles: -p/-q (and their SYMSPEC forms) choose, -P/-Q without one take away */
 enum style {
 	STYLE_FLAT = 1u << 0,
@@ -287,10 +319,13 @@ enum style {
 	STYLE_INFO = 1u << 2,
 	STYLE_ANNO = 1u << 3,
 	STYLE_EXEC = 1u << 4,
+	STYLE_FUNC_ORDER = 1u << 5,
+	STYLE_FILE_ORDER = 1u << 6,
 };
 
 int main(int argc, char **argv)
 {
+	argfile_expand(&argc, &argv); /* gprof's @FILE */
 	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
 	char shortopts[3 * sizeof(sp_opts) / sizeof(sp_opts[0]) + 1], *sq = shortopts;
 	size_t nl = 0;
@@ -306,7 +341,10 @@ int main(int argc, char **argv)
 	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
 	*sq = '\0';
 	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
-	int sum = 0, dump = 0, diff = 0, c;
+	int sum = 0, sum_only = 0, dump = 0, diff = 0, c;
+	const char *map_path = NULL; /* -R MAP */
+	unsigned debug = 0;          /* -d: enum debug_what */
+	struct linkmap map = { 0 };
 	char report_opt[32] = ""; /* the last report option given: --dump takes none */
 	char not_diff[32] = "";   /* the last option --diff does not take */
 	struct print_opts po = { 0, 80 };
@@ -349,6 +387,9 @@ int main(int argc, char **argv)
 				style &= ~STYLE_FLAT;
 				user_style &= ~STYLE_FLAT;
 			}
+			break;
+		case 'B': /* gprof's, undocumented: -q */
+			user_style |= STYLE_GRAPH;
 			break;
 		case 'q':
 		case 'Q':
@@ -403,6 +444,7 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			po.flags |= PRINT_FULL_PATH;
+			o.full_path = 1;
 			break;
 		case 'l':
 			o.lines = 1;
@@ -460,7 +502,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd':
-			/* -d prints no debugging */
+			if (!optarg) {
+				debug = DEBUG_ALL;
+			} else {
+				long v = num_arg("-d", optarg, 0);
+				if (v < 0)
+					return usage_exit(&specs);
+				/* as gprof's -dN, which always adds its "any" bit: at least the profile */
+				debug = (unsigned)v & DEBUG_ALL ? (unsigned)v & DEBUG_ALL : DEBUG_PROFILE;
+			}
 			break;
 		case 'O':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
@@ -474,13 +524,18 @@ int main(int argc, char **argv)
 			po.flags |= PRINT_BSD;
 			break;
 		case 'r':
-		case 'R':
+			user_style |= STYLE_FUNC_ORDER;
+			break;
 		case 'S':
+			o.ext_syms = optarg;
+			break;
 		case LONG_INLINE_FILE_NAMES:
-			/* gprof's, not done: said, rather than a report that is not what gprof's would be */
-			fprintf(stderr, "spinprof: %s%s: not implemented yet\n", c < 256 ? "-" : "--",
-				c < 256 ? (char[]){ (char)c, 0 } : "inline-file-names");
-			return usage_exit(&specs);
+			o.inline_names = 1;
+			break;
+		case 'R':
+			user_style |= STYLE_FILE_ORDER;
+			map_path = optarg;
+			break;
 		case 'i':
 			user_style |= STYLE_INFO;
 			o.file_info = 1;
@@ -552,6 +607,13 @@ int main(int argc, char **argv)
 			return usage_exit(&specs);
 		}
 	}
+	if ((user_style & STYLE_FUNC_ORDER) && (user_style & STYLE_FILE_ORDER)) {
+		/* gprof's rule: both would place the same arcs */
+		fputs("spinprof: only one of -r (--function-ordering) and -R (--file-ordering) may be "
+		      "given\n",
+		      stderr);
+		return usage_exit(&specs);
+	}
 	if (user_style)
 		style = user_style;
 	if (po.flags & PRINT_BSD)
@@ -567,6 +629,7 @@ int main(int argc, char **argv)
 	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
 	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
 	int annotate = (style & STYLE_ANNO) != 0, exec_count = (style & STYLE_EXEC) != 0;
+	int ordering = (style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) != 0;
 	o.need_source = symspecs_need_source(&specs);
 	o.sources = annotate || exec_count;
 	srco.dirs = src_dirs;
@@ -629,37 +692,69 @@ int main(int argc, char **argv)
 		o.prog = prog;
 		prog = NULL;
 	}
+	if (map_path) {
+		char err[256];
+		if (linkmap_read(&map, map_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "spinprof: %s: %s\n", map_path, err);
+			linkmap_release(&map);
+			symspecs_release(&specs);
+			return 2;
+		}
+		o.map = &map;
+	}
 	if (prog) {
-		if (sum)
-			fputs("spinprof: -s writes spy profiles; ignored in GNU mode\n", stderr);
-		o.sum_path = NULL;
+		/* gprof's --sum implies --line, and prints no report unless one is asked for */
+		if (sum) {
+			o.lines = 1;
+			sum_only = !user_style;
+			o.specs = &specs;
+		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
+	} else if (o.ext_syms) {
+		fprintf(stderr,
+			"spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
+			"its functions\n",
+			profs[0]);
+		rc = -1;
 	} else {
 		rc = read_spy(&p, profs, nprofs, &o);
 	}
-	if (rc == 0 && style == STYLE_INFO) {
+	if (rc == 0 && (style == STYLE_INFO || sum_only)) {
 		/* -i alone: what the files hold, nothing more */
 		prof_release(&p);
+		linkmap_release(&map);
 		symspecs_release(&specs);
 		return finish_output(stdout, NULL, 0);
 	}
 	if (rc < 0) {
 		prof_release(&p);
+		linkmap_release(&map);
 		symspecs_release(&specs);
 		return 2;
 	}
 	symspecs_apply(&specs, &p);
+	/* -r, -R in GNU mode place, as gprof, the arcs of count 0 its FROM/TO symspecs add */
+	struct symspec_copies copies = { 0 };
+	if ((style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) && p.kind == PROF_GNU)
+		symspecs_copies(&specs, &p, &copies);
 	symspecs_release(&specs);
+	if (o.inline_names && p.kind == PROF_SPY)
+		inline_file_names(&p, o.full_path);
 	graph_analyse(&p);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
 		prof_release(&p);
+		linkmap_release(&map);
+		symspec_copies_release(&copies);
 		return 2;
 	}
 	/* A report can be millions of lines: one thread writes it, so no lock per call, and a big buffer. */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	/* -d: the model first; beside a --format's output, on stderr */
+	if (debug)
+		print_debug(format ? stderr : f, &p, debug);
 	int first = !o.file_info; /* -i printed first: a form feed before the next */
 	so.brief = (po.flags & PRINT_BRIEF) != 0;
 	so.demangle = o.demangle;
@@ -701,16 +796,27 @@ int main(int argc, char **argv)
 			print_exec_counts(f, &p, (po.flags & PRINT_ZEROS) != 0, &first);
 		if (annotate)
 			print_source(f, &p, &srco, &first);
-		if (!only_flat && !only_graph && !annotate && !exec_count)
+		if (style & STYLE_FUNC_ORDER)
+			print_function_order(f, &p, &copies);
+		if ((style & STYLE_FILE_ORDER) && o.map) {
+			if (p.kind == PROF_GNU)
+				print_file_order(f, &p, o.map, &copies);
+			else
+				print_file_order_spy(f, &p, o.map);
+		}
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_stopwatch_top(f, &p, 10);
-		if (!only_flat && !only_graph && !annotate && !exec_count && sp_has_samples(&p)) {
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering &&
+		    sp_has_samples(&p)) {
 			so.sections = SPY_ALL;
 			rc = print_spy(f, &p, &so);
 		}
-		if (!only_flat && !only_graph && !annotate && !exec_count)
+		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
 			print_nodes(f, &p, so.brief);
 	}
 	prof_release(&p);
+	linkmap_release(&map);
+	symspec_copies_release(&copies);
 	return finish_output(f, out, rc);
 }
 

@@ -25,6 +25,7 @@ struct prof_func {
 	uint64_t addr, end; /* [addr, end) */
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
 	unsigned spec : 16;  /* the symspec tables (symspec.h) that name it, 1 << table each */
+	unsigned mapped : 1; /* GNU mode with -R: it stands for an object file of the map */
 	double prop_fract;   /* gprof's cg.prop.fract: the share of its time its callers see */
 	uint64_t count;      /* add-one counter (spy) */
 	uint64_t arcs_in;    /* sum of incoming arc counts, self and spontaneous included (spy) */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "read.h"
+#include "symspec.h"
 #include "symtab.h"
 
 #define GNU_TAG_TIME_HIST 0
@@ -368,9 +369,11 @@ static void file_info(const char *path, const struct gnu_data *g)
 }
 
 /* -l: a symbol's name as gprof prints it at line granularity, "NAME (FILE:LINE @ ADDR)" with FILE's
- * base name, or NAME alone where there is no line. */
-static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s, int demangle)
+ * base name (-L: its path), or NAME alone where there is no line; with at 0 (--inline-file-names) "NAME (FILE:LINE)". */
+static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct symtab_sym *s,
+		      const struct read_opts *o, int at)
 {
+	int demangle = o->demangle;
 	const char *file;
 	unsigned line;
 	char *dm = demangle ? symtab_demangle(s->name) : NULL;
@@ -378,13 +381,19 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 		prof_set_name(&p->items[k], s->name, dm);
 		return;
 	}
-	const char *base = strrchr(file, '/');
-	base = base ? base + 1 : file;
+	const char *base = strrchr(file, '/'); /* -L: the whole path, as gprof's print_path */
+	base = base && !o->full_path ? base + 1 : file;
 	size_t n = strlen(s->name) + strlen(base) + (dm ? strlen(dm) : 0) + 64;
 	char *raw = xmalloc(n), *shown = dm ? xmalloc(n) : NULL;
-	snprintf(raw, n, "%s (%s:%u @ %llx)", s->name, base, line, (unsigned long long)s->addr);
-	if (dm)
-		snprintf(shown, n, "%s (%s:%u @ %llx)", dm, base, line, (unsigned long long)s->addr);
+	if (at) {
+		snprintf(raw, n, "%s (%s:%u @ %llx)", s->name, base, line, (unsigned long long)s->addr);
+		if (dm)
+			snprintf(shown, n, "%s (%s:%u @ %llx)", dm, base, line, (unsigned long long)s->addr);
+	} else {
+		snprintf(raw, n, "%s (%s:%u)", s->name, base, line);
+		if (dm)
+			snprintf(shown, n, "%s (%s:%u)", dm, base, line);
+	}
 	free(dm);
 	prof_set_name(&p->items[k], raw, shown);
 	free(raw);
@@ -393,19 +402,87 @@ static void line_name(struct prof *p, uint32_t k, struct symtab *t, const struct
 	p->items[k].key = xstrdup(s->name);
 }
 
+/* Append n bytes (n <= 8) of v, little-endian, to buf at *len. */
+static void put_le(uint8_t *buf, size_t *len, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		buf[(*len)++] = (uint8_t)(v >> 8 * i);
+}
+
+/* gprof -s: the summed profile as gprof's gmon_out_write writes it, from the line symbols' model
+ * (gprof's --sum implies --line): the header (its spare bytes zero, as glibc's; gprof leaves them
+ * uninitialized), each histogram record as read (bins summed, 16 bits each), then the arcs, a
+ * record per (calling line, called function), by caller address and, for one caller, last
+ * seen first (gprof prepends to a symbol's children), counts summed to 32 bits. */
+static int write_sum(const char *path, const struct prof *p, const struct gnu_data *g)
+{
+	size_t size = 20;
+	for (size_t i = 0; i < g->nr; i++)
+		size += 41 + 2 * (size_t)g->items[i].nbins;
+	size += 21 * p->narcs;
+	uint8_t *buf = xmalloc(size);
+	size_t len = 0;
+	memcpy(buf, "gmon", 4);
+	len = 4;
+	put_le(buf, &len, 1, 4);
+	memset(buf + len, 0, 12); /* spare */
+	len += 12;
+	for (size_t i = 0; i < g->nr; i++) {
+		const struct gnu_hist *h = &g->items[i];
+		put_le(buf, &len, GNU_TAG_TIME_HIST, 1);
+		put_le(buf, &len, h->lowpc, 8);
+		put_le(buf, &len, h->highpc, 8);
+		put_le(buf, &len, h->nbins, 4);
+		put_le(buf, &len, g->rate, 4);
+		memcpy(buf + len, g->dim, 15);
+		len += 15;
+		buf[len++] = (uint8_t)g->abbrev;
+		for (uint32_t k = 0; k < h->nbins; k++)
+			put_le(buf, &len, (uint64_t)h->samples[k], 2);
+	}
+	/* arcs by caller; within one, latest first: a counting sort on the callers, filled backwards */
+	uint32_t *first = xcalloc(p->nsyms + 1, sizeof(uint32_t)),
+		 *order = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->narcs; i++)
+		first[p->arcs[i].parent + 1]++;
+	for (size_t k = 0; k < p->nsyms; k++)
+		first[k + 1] += first[k];
+	for (size_t i = p->narcs; i-- > 0;)
+		order[first[p->arcs[i].parent]++] = (uint32_t)i;
+	for (size_t j = 0; j < p->narcs; j++) {
+		const struct prof_arc *a = &p->arcs[order[j]];
+		put_le(buf, &len, GNU_TAG_CG_ARC, 1);
+		put_le(buf, &len, p->items[a->parent].addr, 8);
+		put_le(buf, &len, p->items[a->child].addr, 8);
+		put_le(buf, &len, a->count, 4);
+	}
+	free(first);
+	free(order);
+	char err[256];
+	int rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	free(buf);
+	if (rc < 0)
+		fprintf(stderr, "spinprof: %s: %s\n", path, err);
+	return rc;
+}
+
 int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct read_opts *o)
 {
 	char err[256];
 	struct symtab t = { .no_static = o->no_static,
 			    .only_funcs = o->only_funcs,
-			    .want_text = o->static_calls };
+			    .want_text = o->static_calls,
+			    .ext_syms = o->ext_syms,
+			    .map = o->map };
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
-		fprintf(stderr, "spinprof: %s: %s\n", prog, err);
+		/* the program was read (t.path) when what failed is -S's file */
+		fprintf(stderr, "spinprof: %s: %s\n", o->ext_syms && t.path ? o->ext_syms : prog, err);
 		symtab_release(&t);
 		return -1;
 	}
-	if (o->lines && symtab_add_lines(&t) < 0) {
+	/* gprof: an external symbol table has no lines, -l or not */
+	if (o->lines && !o->ext_syms && symtab_add_lines(&t) < 0) {
 		fprintf(stderr, "spinprof: %s: no line information for -l\n", prog);
 		symtab_release(&t);
 		return -1;
@@ -449,23 +526,26 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		for (size_t i = 0; i < t.nr; i++) {
 			const struct symtab_sym *s = &t.items[i];
 			uint32_t k = prof_add_func(p, NULL, s->addr, s->end);
-			if (o->lines)
-				line_name(p, k, &t, s, o->demangle);
+			/* -S: gprof knows no symbol's source */
+			int src = !o->ext_syms;
+			if ((o->lines || o->inline_names) && src)
+				line_name(p, k, &t, s, o, o->lines);
 			else
 				prof_set_name(&p->items[k], s->name,
 					      o->demangle ? symtab_demangle(s->name) : NULL);
 			p->items[k].is_static = s->is_static;
 			p->items[k].is_func = s->is_func;
+			p->items[k].mapped = s->mapped;
 			const char *file;
 			unsigned line;
-			if (o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
+			if (src && o->sources && symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].src = xstrdup(file);
 				p->items[k].src_line = line;
 			}
 			p->items[k].src_order = s->order;
 			/* a static function's file, for the index (-l's names have it already), and every
 			 * function's when a symspec names files or lines */
-			if (((s->is_static && !o->lines) || o->need_source) &&
+			if (src && ((s->is_static && !o->lines) || o->need_source) &&
 			    symtab_src(&t, s->addr, &file, &line) == 0) {
 				p->items[k].file = xstrdup(file);
 				p->items[k].line = line;
@@ -501,6 +581,12 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 			prof_add_arc(p, parent, child, arcs[i].count);
 		}
 		free(ends);
+		/* gprof writes the sum before -c's arcs are added, without the arcs its symspecs leave
+		 * out (cg_tally never adds them); applying them again later changes nothing */
+		if (o->sum_path && o->specs)
+			symspecs_apply(o->specs, p);
+		if (o->sum_path && write_sum(o->sum_path, p, &g) < 0)
+			rc = -1;
 		if (o->static_calls)
 			static_calls(p, &t, &g);
 		prof_drop_arc_hash(p);

@@ -4,6 +4,9 @@
 
 #include "prof.h"
 
+struct linkmap;
+struct symspecs;
+
 /* Options the readers need. */
 struct read_opts {
 	int demangle;
@@ -16,6 +19,11 @@ struct read_opts {
 	const char *prog;     /* spy profile with PROG first: PROG's symbols, same build-id */
 	int lines;            /* -l: GNU mode's symbols are source lines, as gprof's line granularity */
 	int sources;          /* -A, -C: every symbol's source file and line (GNU) */
+	int full_path;        /* -L: those names and -l's with the file's whole path */
+	int inline_names;     /* --inline-file-names: GNU mode's names "NAME (FILE:LINE)", as gprof's */
+	const struct symspecs *specs; /* -s (GNU): the arcs -k and -q/-Q FROM/TO keep out of gmon.sum */
+	const struct linkmap *map;    /* -R: GNU mode's functions named by object file, as gprof's */
+	const char *ext_syms;         /* -S: GNU mode's symbols from this file (gprof's format), not PROG's */
 };
 
 /* Read spy profiles paths[0..n) into p, summed. On error prints one line and returns -1. */

@@ -167,3 +167,53 @@ void symspecs_release(struct symspecs *s)
 	free(s->items);
 	memset(s, 0, sizeof(*s));
 }
+
+/* One side's copies: one per run of consecutive matching functions, chained last run first. */
+static uint32_t side_copies(const struct symspec_pat *m, const struct prof *p, struct symspec_copies *c)
+{
+	uint32_t first = PROF_NONE;
+	size_t prev = (size_t)-1;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		if (!pat_match(m, &p->items[i]))
+			continue;
+		if (prev == (size_t)-1 || prev + 1 != i) {
+			size_t na = c->alloc;
+			GROW(c->sym, c->n, c->alloc);
+			if (c->alloc != na)
+				c->next = xrealloc(c->next, c->alloc * sizeof(*c->next));
+			c->sym[c->n] = (uint32_t)i;
+			c->next[c->n] = first;
+			first = (uint32_t)c->n++;
+		}
+		prev = i;
+	}
+	return first;
+}
+
+void symspecs_copies(const struct symspecs *s, const struct prof *p, struct symspec_copies *c)
+{
+	for (size_t k = s->nr; k-- > 0;) {
+		const struct symspec *x = &s->items[k];
+		if (!x->has_right)
+			continue;
+		uint32_t left = side_copies(&x->left, p, c), right = side_copies(&x->right, p, c);
+		for (uint32_t l = left; l != PROF_NONE; l = c->next[l])
+			for (uint32_t r = right; r != PROF_NONE; r = c->next[r]) {
+				size_t na = c->arcs_alloc;
+				GROW(c->from, c->narcs, c->arcs_alloc);
+				if (c->arcs_alloc != na)
+					c->to = xrealloc(c->to, c->arcs_alloc * sizeof(*c->to));
+				c->from[c->narcs] = l;
+				c->to[c->narcs++] = r;
+			}
+	}
+}
+
+void symspec_copies_release(struct symspec_copies *c)
+{
+	free(c->sym);
+	free(c->next);
+	free(c->from);
+	free(c->to);
+	memset(c, 0, sizeof(*c));
+}

@@ -54,6 +54,19 @@ int symspecs_in_flat(const struct prof *p, const struct prof_func *f);
  * -A/-J and -C/-Z) */
 int symspecs_in(const struct prof *p, const struct prof_func *f, enum symspec_table incl,
 		enum symspec_table excl);
+/* What gprof's sym_id_parse leaves in its arcs[] for -r: for each FROM/TO spec (the last given
+ * first), a copy of the first function of each run of consecutive functions (by address) a side
+ * matches, chained from the last run's copy to the first's, and an arc of count 0 from each FROM copy
+ * to each TO copy, in the chains' order. */
+struct symspec_copies {
+	uint32_t *sym, *next; /* per copy: the function it copies, the next copy of its side's chain */
+	size_t n, alloc;
+	uint32_t *from, *to; /* per arc: its copies */
+	size_t narcs, arcs_alloc;
+};
+/* Fill c (zeroed) from s and p's functions (after symspecs_apply). */
+void symspecs_copies(const struct symspecs *s, const struct prof *p, struct symspec_copies *c);
+void symspec_copies_release(struct symspec_copies *c);
 void symspecs_release(struct symspecs *s);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linkmap.h"
 #include "prof.h"
 #include "symtab.h"
 
@@ -171,6 +172,45 @@ static void finalize(struct symtab *t)
 	}
 }
 
+/* gprof's -S (core_create_syms_from): the symbols of a file of lines "ADDR TYPE NAME", as nm prints
+ * them; the lines of type T (global) and t (static) are functions, every other line is skipped.
+ * Returns 0, or -1 with the reason in err. */
+static int load_external(struct symtab *t, char *err, size_t errsz)
+{
+	char buf[1024], addr[1024], name[1024], type;
+	int fd = gmon_open_regular(t->ext_syms, err, errsz);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	uint32_t order = 0;
+	while (fgets(buf, sizeof(buf) - 1, f)) {
+		if (sscanf(buf, "%1023s %c %1023s", addr, &type, name) != 3 || (type != 't' && type != 'T'))
+			continue;
+		unsigned long long a = 0;
+		if (sscanf(addr, "%llx", &a) != 1)
+			a = 0;
+		GROW(t->items, t->nr, t->alloc);
+		struct symtab_sym *y = &t->items[t->nr++];
+		memset(y, 0, sizeof(*y));
+		y->addr = a;
+		y->name = xstrdup(name);
+		y->is_static = type == 't';
+		y->is_func = y->in_code = 1;
+		y->order = order++;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad || t->nr == 0) {
+		snprintf(err, errsz, "%s", bad ? "read error" : "no symbols (lines ADDR T NAME)");
+		return -1;
+	}
+	finalize(t);
+	return 0;
+}
+
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 {
 	int fd;
@@ -200,6 +240,11 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 				}
 			}
 		}
+	}
+	if (t->ext_syms) {
+		elf_end(elf);
+		close(fd);
+		return load_external(t, err, errsz);
 	}
 	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -233,10 +278,31 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			GElf_Shdr ssh;
 			Elf_Scn *sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
 			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
+			y->mapped = 0;
 		}
 	}
 	elf_end(elf);
 	close(fd);
+	if (t->map) {
+		/* gprof's -R: a function of the map stands for its object file if it is the first of
+		 * its run of lines, and is no symbol otherwise */
+		size_t dst = 0;
+		for (size_t i = 0; i < t->nr; i++) {
+			struct symtab_sym *y = &t->items[i];
+			const struct linkmap_ent *e = linkmap_find(t->map, y->name);
+			if (e && !e->first) {
+				free(y->name);
+				continue;
+			}
+			if (e) {
+				free(y->name);
+				y->name = xstrdup(e->file);
+				y->mapped = 1;
+			}
+			t->items[dst++] = *y;
+		}
+		t->nr = dst;
+	}
 	if (t->nr == 0) {
 		snprintf(err, errsz, "no symbols");
 		return -1;

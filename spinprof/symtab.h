@@ -9,7 +9,8 @@ struct symtab_sym {
 	uint64_t addr, end; /* file addresses, [addr, end) */
 	char *name;
 	unsigned is_static : 1, is_func : 1, in_code : 1; /* in_code: its section is executable */
-	uint32_t order; /* its index in the ELF symbol table (line symbols: after all of them) */
+	unsigned mapped : 1; /* -R: named after its object file (the map's first function of it) */
+	uint32_t order;      /* its index in the ELF symbol table (line symbols: after all of them) */
 };
 
 struct symtab {
@@ -24,6 +25,8 @@ struct symtab {
 	char *path;
 	int no_static, only_funcs; /* set before symtab_load: gprof's -a and -D */
 	int want_text;             /* set before symtab_load: keep the .text section's bytes */
+	const char *ext_syms;      /* set before symtab_load: gprof's -S, the symbols from this file */
+	const struct linkmap *map; /* set before symtab_load: gprof's -R, functions named by object */
 	uint8_t *text;             /* then [text_lo, text_hi)'s bytes, or NULL */
 };
 

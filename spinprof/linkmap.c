@@ -1,0 +1,116 @@
+/* gprof's -R map (read_function_mappings): lines "FILE:ANYTHING NAME", as `nm -A` prints them for
+ * the object files of a link; lines "No symbols in ..." are skipped. gprof gives each file's first
+ * function of a run of its lines the file's name and drops the others (symtab.c). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linkmap.h"
+#include "prof.h"
+
+static int ent_cmp(const struct linkmap_ent *a, const struct linkmap_ent *b)
+{
+	return strcmp(a->func, b->func);
+}
+
+/* A stable merge sort by function name: glibc's qsort, which gprof uses, is one. */
+static void sort_ents(struct linkmap_ent *a, size_t n)
+{
+	if (n < 2)
+		return;
+	struct linkmap_ent *tmp = xmalloc(n * sizeof(*tmp));
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = ent_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				tmp[k++] = a[i++];
+			while (j < hi)
+				tmp[k++] = a[j++];
+		}
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(tmp);
+}
+
+int linkmap_read(struct linkmap *m, const char *path, char *err, size_t errsz)
+{
+	int fd = gmon_open_regular(path, err, errsz);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			snprintf(err, errsz, "cannot read");
+		}
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		/* fscanf's "\n" after each line skips the blanks and empty lines that follow */
+		char *s = line;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			continue;
+		s[strcspn(s, "\n")] = '\0';
+		size_t flen = strcspn(s, ":");
+		if (strncmp(s, "No symbols in ", 14) == 0)
+			continue;
+		if (!s[flen]) {
+			snprintf(err, errsz, "not a map: a line without ':' (FILE:... NAME)");
+			free(line);
+			fclose(f);
+			return -1;
+		}
+		char *rest = s + flen, *name = strrchr(rest, ' ');
+		name = name ? name + 1 : rest + 1;
+		GROW(m->items, m->nr, m->alloc);
+		struct linkmap_ent *e = &m->items[m->nr++];
+		e->file = xmalloc(flen + 1);
+		memcpy(e->file, s, flen);
+		e->file[flen] = '\0';
+		e->func = xstrdup(name);
+		e->first = m->nr == 1 || strcmp(e->file, m->items[m->nr - 2].file) != 0;
+	}
+	free(line);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		snprintf(err, errsz, "read error");
+		return -1;
+	}
+	sort_ents(m->items, m->nr);
+	return 0;
+}
+
+const struct linkmap_ent *linkmap_find(const struct linkmap *m, const char *name)
+{
+	/* glibc's bsearch: the same entry among equal names as gprof's */
+	size_t lo = 0, hi = m->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, m->items[mid].func);
+		if (c < 0)
+			hi = mid;
+		else if (c > 0)
+			lo = mid + 1;
+		else
+			return &m->items[mid];
+	}
+	return NULL;
+}
+
+void linkmap_release(struct linkmap *m)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		free(m->items[i].file);
+		free(m->items[i].func);
+	}
+	free(m->items);
+	memset(m, 0, sizeof(*m));
+}
