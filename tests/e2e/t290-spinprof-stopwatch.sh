@@ -139,7 +139,7 @@ arcs() {
 check "--stopwatch=nosuch: one line, status 2" errs "$P.out" --stopwatch=spin,nosuch "$P.out"
 check "--stopwatch of a mode arcs profile: one line, status 2" arcs
 old() {
-	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/seed-threads-time
+	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/rev1-threads-time
 	errs "$f" --stopwatch "$f" || return 1
 	"$SPINPROF" "$f" >"$T/old.txt" 2>/dev/null && ! grep -q '^Stopwatch' "$T/old.txt"
 }
