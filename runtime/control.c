@@ -251,8 +251,10 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 void spy_ctl_set(uint64_t w)
 {
 	__atomic_store_n(&spy_ctl, w, __ATOMIC_SEQ_CST);
+	/* a folded thread's record (gone) may be being made new: stale already when it is live again */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
-		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == SPY_THREAD_LIVE)
+			__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
 }
 
 SPY_EXPORT void spy_on(void)
@@ -316,8 +318,8 @@ SPY_EXPORT void spy_flush(void)
 	}
 	spy_nodes_reset();
 	/* exited threads' arcs and times go now; live threads drop theirs at their next hook */
-	for (struct spy_thread *t = spy_threads; t; t = t->next)
-		if (t->state == SPY_THREAD_EXITED) {
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == SPY_THREAD_EXITED) {
 			free(t->data.arcs);
 			free(t->data.fstats);
 			t->data.arcs = NULL;

@@ -67,13 +67,15 @@ void spy_counts_total(uint64_t *sum, uint32_t n)
 	memset(sum, 0, (size_t)n * sizeof(*sum));
 	for (uint32_t i = 0; i < n; i++)
 		sum[i] = graveyard[i];
+	/* the state first: a folded thread's record (gone) may be being made new by a thread */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-		uint64_t *c = __atomic_load_n(&t->counts, __ATOMIC_ACQUIRE);
+		int state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+		uint64_t *c = state == SPY_THREAD_LIVE ? __atomic_load_n(&t->counts, __ATOMIC_ACQUIRE) : NULL;
 
-		if (t->state == SPY_THREAD_LIVE && c && c != graveyard) {
+		if (c && c != graveyard) {
 			for (uint32_t i = 0; i < n; i++)
 				sum[i] += c[i];
-		} else if (t->state == SPY_THREAD_EXITED) {
+		} else if (state == SPY_THREAD_EXITED) {
 			for (uint64_t i = 0; i < t->data.ncounts; i++)
 				if (t->data.counts[i].slot < n)
 					sum[t->data.counts[i].slot] += t->data.counts[i].count;

@@ -15,7 +15,7 @@ int spy_samp_collect(struct spy_thread *t, struct gmon_stack **stacks, uint64_t 
 	*stacks = NULL;
 	*frames = NULL;
 	*nstacks = *nframes = 0;
-	if (t->state == SPY_THREAD_EXITED) {
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == SPY_THREAD_EXITED) {
 		if (!s->nkept)
 			return 0;
 		*stacks = malloc(s->nkept * sizeof(**stacks));
@@ -37,7 +37,9 @@ int spy_samp_collect(struct spy_thread *t, struct gmon_stack **stacks, uint64_t 
 		*nframes = s->nkept_frames;
 		return 0;
 	}
-	if (t->state != SPY_THREAD_LIVE || !s->active || !spy_samp_epoch_current(s))
+	/* its table is set up by its thread (sample.c), which may be now */
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
+	    !__atomic_load_n(&s->active, __ATOMIC_ACQUIRE) || !spy_samp_epoch_current(s))
 		return 0;
 	return spy_samp_table_copy(s, stacks, nstacks, frames, nframes);
 }
@@ -63,11 +65,13 @@ struct gmon_sampling *spy_samp_totals(void)
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 		struct spy_samp *s = &t->samp;
 		uint64_t cpu = 0, wall = 0;
+		int state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE); /* gone: may be made new */
 
-		if (t->state == SPY_THREAD_GONE)
+		if (state == SPY_THREAD_GONE)
 			continue;
-		if (t->state == SPY_THREAD_LIVE) {
-			if (!s->active || !spy_samp_epoch_current(s))
+		if (state == SPY_THREAD_LIVE) {
+			/* set up by its thread (sample.c), which may be now */
+			if (!__atomic_load_n(&s->active, __ATOMIC_ACQUIRE) || !spy_samp_epoch_current(s))
 				continue;
 			cpu = spy_thread_cpu_ns(t->tid);
 			cpu = cpu > s->cpu0_ns ? cpu - s->cpu0_ns : 0;
@@ -76,7 +80,7 @@ struct gmon_sampling *spy_samp_totals(void)
 			cpu = s->cpu_ns;
 			wall = s->wall_ns;
 		}
-		if (s->sampled) {
+		if (SPY_GET(s->sampled)) {
 			uint64_t ticks = (spy_cfg.watch == GMON_WATCH_WALL ? wall : cpu) /
 					 (spy_samp_period ? spy_samp_period : 1);
 

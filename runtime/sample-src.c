@@ -119,7 +119,7 @@ void spy_samp_perf_stop(struct spy_samp *s)
 	int fd = s->perf_fd;
 
 	if (fd >= 0) {
-		s->perf_fd = -1;
+		SPY_SET(s->perf_fd, -1); /* spy_samp_stop may be reading it */
 		barrier();
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		close(fd);
@@ -168,10 +168,10 @@ void spy_samp_sources_start(struct spy_thread *t)
 	if (SPY_GET(spy_samp_stopped))
 		return;
 	if (spy_watch == GMON_WATCH_CPU || spy_watch == GMON_WATCH_WALL) {
-		t->samp.sampled = 1;
+		SPY_SET(t->samp.sampled, 1); /* spy_samp_totals may be reading it */
 		if (timer_start(t) && perf_start(t, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 						 spy_samp_period, why, sizeof(why))) {
-			t->samp.sampled = 0;
+			SPY_SET(t->samp.sampled, 0);
 			__atomic_fetch_or(&spy_samp_flags, GMON_SAMP_THREADS_CUT, __ATOMIC_RELAXED);
 			spy_note_error("thread %d has no timer (%s): it is not sampled", (int)t->tid, why);
 		}

@@ -82,7 +82,9 @@ static void *sampler_main(void *arg)
 			struct spy_samp *s = &t->samp;
 			uint64_t cpu, el, used;
 
-			if (!__atomic_load_n(&s->active, __ATOMIC_ACQUIRE) || t->state != SPY_THREAD_LIVE)
+			/* the state first: a folded thread's record may be being made new */
+			if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
+			    !__atomic_load_n(&s->active, __ATOMIC_ACQUIRE))
 				continue;
 			cpu = spy_thread_cpu_ns(t->tid);
 			if (!cpu)

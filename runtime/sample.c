@@ -491,10 +491,16 @@ void spy_samp_stop(void)
 	__atomic_store_n(&spy_samp_stopped, 1, __ATOMIC_SEQ_CST);
 	if (&spy_alloc_on)
 		__atomic_store_n(&spy_alloc_on, 0, __ATOMIC_RELAXED);
+	/* a retired thread's sources ended with it; a folded thread's record may be being made new */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int fd;
+
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE)
+			continue;
 		spy_samp_timer_stop(&t->samp);
-		if (t->samp.perf_fd >= 0)
-			ioctl(t->samp.perf_fd, PERF_EVENT_IOC_DISABLE, 0); /* closed by its thread */
+		fd = SPY_GET(t->samp.perf_fd);
+		if (fd >= 0)
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0); /* closed by its thread */
 	}
 }
 
@@ -510,7 +516,7 @@ void spy_samp_thread_start(struct spy_thread *t)
 {
 	struct spy_samp *s = &t->samp;
 
-	s->perf_fd = -1;
+	SPY_SET(s->perf_fd, -1); /* already so since thread_make: spy_samp_stop may be reading it */
 	if (spy_watch == GMON_WATCH_NONE)
 		return;
 	if (table_init(s)) {

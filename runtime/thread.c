@@ -122,6 +122,7 @@ static struct spy_thread *thread_make(void)
 	t->sw_head = &spy_offcpu_none;
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
+	t->samp.perf_fd = -1; /* no event, before spy_samp_stop can see the record live */
 	if (reused) {
 		__atomic_store_n(&t->state, SPY_THREAD_LIVE, __ATOMIC_SEQ_CST);
 	} else {
@@ -359,17 +360,23 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 			d->fstats[d->nfstats++] = *g;
 		}
 	}
-	if (t->counts) {
+	/* set by the owner's first count (counts.c), which may be now */
+	const uint64_t *c = __atomic_load_n(&t->counts, __ATOMIC_ACQUIRE);
+
+	if (c) {
 		uint32_t n = 0;
 
 		for (uint32_t i = 0; i < nslots; i++)
-			n += t->counts[i] != 0;
+			n += c[i] != 0;
 		d->counts = malloc((n ? n : 1) * sizeof(*d->counts));
 		if (!d->counts)
 			goto oom;
-		for (uint32_t i = 0; i < nslots && d->ncounts < n; i++)
-			if (t->counts[i])
-				d->counts[d->ncounts++] = (struct spy_tcount){ i, t->counts[i] };
+		for (uint32_t i = 0; i < nslots && d->ncounts < n; i++) {
+			uint64_t v = c[i];
+
+			if (v)
+				d->counts[d->ncounts++] = (struct spy_tcount){ i, v };
+		}
 	}
 	return 0;
 oom:
@@ -544,13 +551,19 @@ static int thread_asleep(pid_t tid)
 	return p && p[1] == ' ' && strchr("StTZXx", p[2]);
 }
 
+/* A record a freeze looks into: live. A folded thread's record (gone) may be being made new by a thread
+ * that takes it (thread_make clears it, lock-free): only once it is live again are its fields readable,
+ * and a live record stays live while the writer holds spy_lock (a thread retires under it). */
+static int freeze_live(struct spy_thread *t, struct spy_thread *self)
+{
+	return t != self && __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == SPY_THREAD_LIVE;
+}
+
 /* The writer itself is known by its thread id too: in a program whose code has no hooks (a mode=count
  * build) its hooks' thread is never attached, while the counts made its record. */
-static int freeze_quiet(struct spy_thread *t, struct spy_thread *self)
+static int freeze_quiet(struct spy_thread *t)
 {
-	return t == self || t->tid == gettid() ||
-	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
-	       __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST);
+	return t->tid == gettid() || __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST);
 }
 
 void spy_freeze(struct spy_thread *self)
@@ -564,13 +577,16 @@ void spy_freeze(struct spy_thread *self)
 	__atomic_or_fetch(&spy_frozen, 1u, __ATOMIC_SEQ_CST);
 	/* every thread's next hook takes the slow path, which holds it (see spy_ctl_sync's order) */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
-		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+		if (freeze_live(t, NULL)) /* a record made live later is made stale (thread_make) */
+			__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		int all = 1;
 
 		for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+			if (!freeze_live(t, self))
+				continue;
 			t->freeze_cpu = 0;
-			if (freeze_quiet(t, self))
+			if (freeze_quiet(t))
 				continue;
 			/* counted, and not yet at the end of its first hook (setting up its tables, which
 			 * may sleep in a system call): its call is not recorded yet, so it is waited for */
@@ -602,7 +618,7 @@ int spy_frozen_still(struct spy_thread *self)
 	    __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST) != freeze_made)
 		return 0;
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
-		if (t != self && t->tid != gettid() && t->freeze_cpu &&
+		if (freeze_live(t, self) && t->freeze_cpu && t->tid != gettid() &&
 		    spy_thread_cpu_ns(t->tid) + 1 != t->freeze_cpu)
 			return 0;
 	return 1;

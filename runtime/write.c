@@ -531,10 +531,11 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	for (struct spy_thread *t = head; t; t = t->next) {
 		struct spy_tdata live;
 		const struct spy_tdata *d = &t->data;
+		int state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE); /* gone: may be made new */
 
-		if (t->state == SPY_THREAD_GONE)
+		if (state == SPY_THREAD_GONE)
 			continue;
-		if (t->state == SPY_THREAD_LIVE) {
+		if (state == SPY_THREAD_LIVE) {
 			*open_frames += __atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) ? SPY_GET(t->depth) : 0;
 			if (spy_thread_snapshot(t, &live)) {
 				rc = -1;

@@ -10,8 +10,8 @@
 
 #include "sample.h"
 
-/* not checked by AddressSanitizer: its shadow memory's pages would fault in here too */
-NOINL __attribute__((no_sanitize_address)) void toucher(char *m, long pg, long k)
+/* not checked by AddressSanitizer or ThreadSanitizer: their shadow memory's pages would fault in here too */
+NOINL __attribute__((no_sanitize_address, no_sanitize_thread)) void toucher(char *m, long pg, long k)
 {
 	for (long i = 0; i < k; i++) {
 		m[i * pg] = 1;

@@ -216,10 +216,12 @@ max_rss() {
 	[[ $m =~ ^[0-9]+$ ]] || { echo "no measure: $m"; return 1; }
 	[ "$m" -lt "$lim" ] || { echo "$* used $m KiB (want < $lim)"; return 1; }
 }
-# memory_limit MIB: run the rest with allocations above MIB failing (ulimit -v; under ASan, which maps
-# terabytes at start, its own allocator's limit)
+# memory_limit MIB: run the rest with allocations above MIB failing (ulimit -v; under ASan or TSan, which
+# map terabytes at start, their own allocator's limit)
 memory_limit() {
-	if [ -n "${SPY_SAN:-}" ]; then
+	if [ -n "$SPY_TSAN" ]; then
+		export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=$1
+	elif [ -n "${SPY_SAN:-}" ]; then
 		export ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=$1
 	else
 		ulimit -v $(($1 * 1024))

@@ -218,7 +218,11 @@ else
 	check "libc's memcpy and strlen variants have ticks under their names, no [libc.so.6] left" named
 fi
 
+# Under ThreadSanitizer libtsan's checks of libc's 4 MiB copies take most of the run's ticks: libhot's
+# loop and churn fall under the 1 % the "highly active procedures" need, and their lines are not listed.
+TSAN_INACTIVE="libtsan's checks of the 4 MiB copies take the ticks: libhot's loop and churn are under 1 %, not highly active"
 hot() {
+	[ -z "$SPY_TSAN" ] || return 0
 	[ -n "$hot_mod" ] || { echo "no libhot.so module in the dump"; return 1; }
 	entry=$(nm -D --defined-only "$T/libhot.so" | awk '$3 == "hot_entry" { print $1 }')
 	want=$(pcs_of "$hot_mod" | awk -v e="$entry" "$HEX"'BEGIN { e = hex(e) } hex($1) < e { printf "(libhot.so+0x%s)\t%.0f\n", $1, $2 }' | sort)
@@ -226,10 +230,11 @@ hot() {
 	echo "report:"; printf '%s\n' "$got"; echo "dump:"; printf '%s\n' "$want"
 	[ -n "$want" ] && [ "$got" = "$want" ]
 }
-check "libhot.so's unnamed loop is [libhot.so], its PCs as libhot.so+0xOFFSET with their ticks" hot
+check "libhot.so's unnamed loop is [libhot.so], its PCs as libhot.so+0xOFFSET with their ticks$(tsan_skip "$TSAN_INACTIVE")" hot
 main_mod=$(awk '$1 == "module" && / flags=main/' "$P.dump")
 inlined() {
 	local lo hi got want
+	[ -z "$SPY_TSAN" ] || return 0
 	read -r lo hi < <(nm -S "$P" | awk '$4 == "churn" { print $1, $2 }')
 	[ -n "$lo" ] || { echo "no churn in nm's symbols"; return 1; }
 	got=$(proc_lines churn)
@@ -238,6 +243,6 @@ inlined() {
 	echo "report:"; printf '%s\n' "$got"; echo "addr2line -f -i:"; printf '%s\n' "$want"
 	[ -n "$want" ] && [ "$got" = "$want" ] && printf '%s\n' "$got" | grep -q ' in step, inlined at libs\.c:'
 }
-check "churn's lines name the inlined step and the line it was inlined at, as addr2line -f -i" inlined
+check "churn's lines name the inlined step and the line it was inlined at, as addr2line -f -i$(tsan_skip "$TSAN_INACTIVE")" inlined
 check "no absolute address anywhere in the report" eval '! grep -nE "0x[0-9a-f]{9,}" "$P.txt"'
 tap_done

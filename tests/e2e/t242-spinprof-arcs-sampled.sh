@@ -37,7 +37,13 @@ flat_work() {
 		END { printf "work: calls %s, self %.2f s of %.2f s\n", calls, w, all
 		      exit !(calls == 10100 && all > 0.1 && w >= 0.8 * all) }' "$P.facts"
 }
-check "work's self seconds come from the samples, beside its exact 10100 calls" flat_work
+# Under ThreadSanitizer a CPU tick's handler runs only when the sanitizer delivers the signal (it defers
+# asynchronous signals to the thread's next intercepted call): by then work's frame, which mode arcs
+# keeps until a later hook drops it, is no longer on the stack the sample reads, and the samples go to
+# heavy and light. Those points skip there; the callers' own split still holds.
+TSAN_LATE="it delivers a CPU tick late (at the next intercepted call), when mode arcs' frame of work is gone"
+check "work's self seconds come from the samples, beside its exact 10100 calls$(tsan_skip "$TSAN_LATE")" \
+	eval '[ -n "$SPY_TSAN" ] || flat_work'
 
 # share FACTS KEY1 KEY2 TRUTH1 TRUTH2: the first fact's self + children as a share of both facts', within
 # 0.1 of the truth's share
@@ -56,8 +62,10 @@ truth() { awk -v k="$1_ns" '$1 == k { print $2 }' "$P.stdout"; }
 H=$(truth heavy)
 L=$(truth light)
 echo "# measured in work: heavy $H ns, light $L ns"
-check "heavy's share of work among work's parents is the measured one" share "$P.facts" "parent work heavy" "parent work light" "$H" "$L"
-check "work's line under heavy and under light split it as measured" share "$P.facts" "child heavy work" "child light work" "$H" "$L"
+check "heavy's share of work among work's parents is the measured one$(tsan_skip "$TSAN_LATE")" \
+	eval '[ -n "$SPY_TSAN" ] || share "$P.facts" "parent work heavy" "parent work light" "$H" "$L"'
+check "work's line under heavy and under light split it as measured$(tsan_skip "$TSAN_LATE")" \
+	eval '[ -n "$SPY_TSAN" ] || share "$P.facts" "child heavy work" "child light work" "$H" "$L"'
 # heavy's and light's own entries (prim NAME = CALLED PCT SELF CHILDREN): their time is work's under them
 awk '$1 == "prim" { print "own " $2 " = " $4 " " $6 " " $7 }' "$P.facts" >"$P.own"
 check "heavy's and light's own entries split work's time as measured" share "$P.own" "own heavy" "own light" "$H" "$L"

@@ -75,7 +75,11 @@ percent_of_program() {
 check "each procedure's SELF% is of the program's own ticks" percent_of_program
 
 flat_top() { sp_facts "$P.txt" | awk '$1 == "flat" { print $6, $2 }' | sort -k1,1gr -k2 | head -5 | awk '{ print $2 }' | sort | tr '\n' ' '; }
-spy_top() { active | head -5 | awk '{ print $1 }' | sort | tr '\n' ' '; }
+# Under ThreadSanitizer every load of the functions calls libtsan's checks (__tsan_read8, which calls
+# __tsan::MemoryAccess...), procedures of their own in the Spy report (their PCs are libtsan's), which
+# the flat profile charges to the instrumented caller: they are left out of the Spy report's heaviest,
+# and the shares of self time cannot agree (skipped).
+spy_top() { active | { if [ -n "$SPY_TSAN" ]; then grep -vE '^__(tsan|sanitizer)[_:]'; else cat; fi; } | head -5 | awk '{ print $1 }' | sort | tr '\n' ' '; }
 same_top() {
 	local f s
 	f=$(flat_top)
@@ -84,9 +88,10 @@ same_top() {
 	echo "Spy report:   $s"
 	[ "$f" = "$s" ] && [ "$f" = "f1600 f3200 f400 f6400 f800 " ]
 }
-check "the five heaviest of the flat profile and of the Spy report: the five functions, in both" same_top
+check "the five heaviest of the flat profile and of the Spy report: the five functions, in both$([ -z "$SPY_TSAN" ] || echo " (under ThreadSanitizer: libtsan's __tsan functions left out)")" same_top
 agree() {
 	local taken
+	[ -z "$SPY_TSAN" ] || return 0
 	taken=$(sed -n 's/^samples: \([0-9]*\) taken.*/\1/p' "$P.txt")
 	{ sp_facts "$P.txt" | awk '$1 == "flat" { print "flat", $2, $5 }'; active | awk '{ print "spy", $1, $3 }'; } |
 		awk -v n="$taken" '$1 == "flat" { fl[$2] = $3 } $1 == "spy" { sp[$2] = $3 }
@@ -100,7 +105,7 @@ agree() {
 			exit bad || k != 5 || n < 50
 		}'
 }
-check "each function's share of self time agrees within sampling error" agree
+check "each function's share of self time agrees within sampling error$(tsan_skip "libtsan's checks, called by every load, have their own time in the Spy report and the caller's in the flat profile")" agree
 flat_ok() { sp_facts "$P.txt" | awk '$1 == "flat" && $2 ~ /^f[0-9]+$/ { n++; if ($4 != '"$N"') bad = 1 } END { exit bad || n != 5 }'; }
 check "the flat profile's calls are exact ($N each)" flat_ok
 tap_done

@@ -92,7 +92,7 @@ summed() {
 check "-s: the sum keeps the off-CPU times and reads back the same" summed
 
 old() {
-	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/seed-threads-time o
+	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/rev1-threads-time o
 	[ "$(od -An -tu4 -j8 -N4 "$f" | tr -d ' ')" = 1 ] || { echo "$f: not of revision 1"; return 1; }
 	o=$("$SPINPROF" -b "$f" 2>/dev/null) || return 1
 	grep '^off CPU' <<<"$o"

@@ -19,16 +19,22 @@ if ! check "samples/stopwatch.c builds" rt_cc "$P" "$CC" "$SAMPLES/stopwatch.c";
 	for _ in $(seq 8); do not_ok "not built"; done
 	tap_done
 fi
-# a run no interrupt pushed out of its buckets (the sample says so, status 3)
+# a run no interrupt pushed out of its buckets (the sample says so, status 3). Under ThreadSanitizer
+# the sanitized hooks cost more than the sample allows, so every run is disturbed: any run with a
+# profile (what is checked here is spinprof against the file; t150 checks the file), and the two runs
+# summed are one run twice, whose buckets do double.
 run_ok() {
-	local i
+	local i rc
 	for i in 1 2 3 4 5; do
 		rm -f "$1"
-		SPYRT_WATCH=none SPYRT_OUT="$1" "$P" >/dev/null 2>&1 && [ -s "$1" ] && return 0
+		SPYRT_WATCH=none SPYRT_OUT="$1" "$P" >/dev/null 2>&1
+		rc=$?
+		[ -s "$1" ] && { [ $rc -eq 0 ] || { [ -n "$SPY_TSAN" ] && [ $rc -eq 3 ]; }; } && return 0
 	done
 	return 1
 }
 run_ok "$P.out" && run_ok "$P.out2" || { echo "Bail out! no undisturbed run"; exit 1; }
+[ -z "$SPY_TSAN" ] || cp "$P.out" "$P.out2"
 "$T/gmon-dump" "$P.out" >"$P.dump"
 
 # the stopwatch of FUNC as "n min max avg stddev hz" and its buckets "b:count,...", from the dump
@@ -139,7 +145,7 @@ arcs() {
 check "--stopwatch=nosuch: one line, status 2" errs "$P.out" --stopwatch=spin,nosuch "$P.out"
 check "--stopwatch of a mode arcs profile: one line, status 2" arcs
 old() {
-	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/seed-threads-time
+	local f=$SPY_SRC/tests/fuzz/corpus/fuzz-gmon-decode/rev1-threads-time
 	errs "$f" --stopwatch "$f" || return 1
 	"$SPINPROF" "$f" >"$T/old.txt" 2>/dev/null && ! grep -q '^Stopwatch' "$T/old.txt"
 }

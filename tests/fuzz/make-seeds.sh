@@ -5,7 +5,9 @@
 # synthetic ones (bench/spinprof-gen.c, plain and compressed), and glibc gmon.out files of the fuzz
 # harness's -pg program; for the spinprof harnesses each is prefixed by a byte of options, and some spy
 # inputs hold two profiles to sum. Run by hand after `make` when the format or the samples change, and
-# commit the result (each file is small; a run replaces only the seed-* files, never a crash's input).
+# commit the result (each file is small; a run replaces only the seed-* files, never a crash's input
+# nor rev1-threads-time, a profile of format revision 1 kept as written then, which t250 and t290 read
+# as their old file and the decoder's fuzzer as a seed).
 #
 # usage: tests/fuzz/make-seeds.sh    env: SPY_BUILD (default build)
 set -eu
