@@ -111,7 +111,7 @@ void spy_ctr_close(struct spy_thread *t)
 	struct spy_ctrs *c = &t->ctr;
 	long ps = sysconf(_SC_PAGESIZE);
 
-	t->timed &= ~SPY_TIMED_CTRS;
+	SPY_SET(t->timed, t->timed & ~SPY_TIMED_CTRS);
 	for (uint32_t k = 0; k < c->nfd; k++) {
 		if (c->pg[k])
 			munmap(c->pg[k], (size_t)(ps > 0 ? ps : 4096));
@@ -165,7 +165,7 @@ void spy_ctr_open(struct spy_thread *t)
 		goto fail;
 	c->arcs = c->vm.base;
 	c->on = 1;
-	t->timed |= SPY_TIMED_CTRS;
+	SPY_SET(t->timed, t->timed | SPY_TIMED_CTRS);
 	errno = saved;
 	return;
 fail:
@@ -236,7 +236,8 @@ static uint64_t ctr_read(struct spy_thread *t, uint32_t k)
  */
 int spy_ctr_handler_begin(struct spy_thread *t, uint64_t *v)
 {
-	if (!(t->timed & SPY_TIMED_CTRS) || t->busy)
+	/* the gate's word, which spy_freeze's stores to stale share: loaded as the atomic it is */
+	if (!(SPY_GET(t->timed) & SPY_TIMED_CTRS) || SPY_GET(t->busy))
 		return 0;
 	for (uint32_t k = 0; k < spy_ctr_n; k++)
 		v[k] = ctr_raw(t, k);
