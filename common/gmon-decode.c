@@ -233,6 +233,9 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 {
 	t->tid = get_u32(c, "thread id");
 	t->flags = get_u32(c, "thread flags");
+	/* a flag that announces data only revision 3 has: an older file with it is damaged */
+	if (!c->bad && c->minor < 3 && (t->flags & GMON_THREAD_COUNTERS))
+		cur_fail(c, "thread flag counters (revision 3) in a revision %" PRIu32 " file", c->minor);
 	t->start_ns = get_u64(c, "thread times");
 	t->end_ns = get_u64(c, "thread times");
 	t->name = get_str(c, "thread name");
