@@ -18,6 +18,7 @@ static tree spy_exit_decl;
 static tree spy_slow_decl;
 static tree spy_catch_decl;
 static tree spy_arc_decl;
+static tree spy_arc_miss_decl;
 static tree spy_tail_decl;
 static tree spy_counts_decl;
 static tree spy_register_decl;
@@ -33,6 +34,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_arc_decl, 1, sizeof(spy_arc_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_arc_miss_decl, 1, sizeof(spy_arc_miss_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_node_decl, 1, sizeof(spy_node_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_node_type, 1, sizeof(spy_node_type), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_tail_decl, 1, sizeof(spy_tail_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -99,6 +101,9 @@ void spy_build_decls(void)
 		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
 	spy_arc_decl = spy_runtime_fn(SPY_ARC_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
 									       ptr_type_node, NULL_TREE));
+	spy_arc_miss_decl =
+		spy_runtime_fn(SPY_ARC_MISS_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									     ptr_type_node, u64p, NULL_TREE));
 	spy_register_decl = spy_runtime_fn(
 		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
 							      uint32_type_node, NULL_TREE));
@@ -709,6 +714,162 @@ static gimple *spy_count_asm(tree slot)
 #endif
 }
 
+#define SPY_STR2(x) #x
+#define SPY_STR(x) SPY_STR2(x)
+
+/*
+ * ABI 6, mode=arcs: __spy_arc's common case as one asm statement (spy-abi.h), whose flag output says
+ * whether it missed. Operands: %0 the thread, %1 the top frame, %2 the cache entry's way, %3 the depth,
+ * %4 the key (the CFA on the way in), %5 scratch, %6 miss, %7 the slot, %9 &fn. Stores in __spy_arc's order:
+ * the count, the depth without the dropped frames, the frame, the depth with it. NULL where the
+ * target has no such asm (as spy_count_asm).
+ */
+static bool spy_arc_inline_p(void)
+{
+#ifdef TARGET_X32
+	return spy_target_x86_64_lp64() && ix86_cmodel != CM_LARGE && ix86_cmodel != CM_LARGE_PIC &&
+	       TARGET_TLS_DIRECT_SEG_REFS;
+#else
+	return false;
+#endif
+}
+
+static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
+{
+#ifdef TARGET_X32
+	static const char
+		tmpl[] = "movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
+			 "movq %%fs:(%0), %0\n\t"
+			 "cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
+							 "jne 8f\n\t"
+							 "movq %7, %2\n\t"
+							 "shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
+											    "addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
+															  "subq $7, %4\n\t" /* (cfa - 8) | 1 */
+															  "movq -1(%4), %5\n\t"
+															  "cmpq %5, (%2)\n\t"
+															  "je 3f\n\t"
+															  "addq $" SPY_STR(SPY_ACACHE_WAY) ", %2\n\t"
+																			   "cmpq %5, (%2)\n\t"
+																			   "jne 8f\n"
+																			   "3:\t"
+																			   "movl " SPY_STR(SPY_T_DEPTH) "(%0), %k3\n\t"
+																							"movq %3, %5\n\t"
+																							"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %5\n\t"
+																											  "movq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t"
+																														       "leaq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ")(%1,%5), %1\n"
+																																			       "1:\tcmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+																																								     "ja 2f\n\t"
+																																								     "testb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+																																													"jz 8f\n\t"
+																																													"subq $(1 << " SPY_STR(
+																																														SPY_FRAME_SHIFT) "), %1\n\t"
+																																																 "subl $1, %k3\n\t"
+																																																 "jmp 1b\n"
+																																																 "2:\tcmpl 24(%2), %k3\n\t"
+																																																 "jne 4f\n\t"
+																																																 "movl 24(%2), %k3\n" /* the same depth, from the cache: no chain through t->depth */
+																																																 "4:\tcmpl " SPY_STR(SPY_T_STACK_MAX) "(%0), %k3\n\t"
+																																																				      "jae 8f\n\t"
+																																																				      "movq " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
+																																																								      "cmpq %5, 8(%2)\n\t"
+																																																								      "jne 8f\n\t"
+																																																								      "movq 16(%2), %5\n\t"
+																																																								      "addq $1, (%5)\n\t"
+																																																								      "movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
+																																																													"movq %4, (1 << " SPY_STR(
+																																																														SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+																																																																			      "movq %9, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(
+																																																																				      SPY_FRAME_SELF) "(%1)\n\t"
+																																																																						      "movq -1(%4), %5\n\t"
+																																																																						      "movq %5, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(
+																																																																							      SPY_FRAME_SITE) "(%1)\n\t"
+																																																																									      "addl $1, %k3\n\t"
+																																																																									      "movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
+																																																																														"cmpq %0, %0\n\t" /* ZF set: a hit */
+																																																																														"jmp 9f\n"
+																																																																														"8:\ttestq %%rsp, %%rsp\n" /* ZF clear: a miss */
+																																																																														"9:";
+	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r", "=@ccnz" };
+	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
+	gasm *stmt;
+
+	if (!spy_arc_inline_p())
+		return NULL;
+	for (unsigned i = 0; i < ARRAY_SIZE(outs); i++) {
+		tree v = i == 6 ? miss : make_ssa_name(i == 4 ? ptr_type_node : uint64_type_node);
+
+		vec_safe_push(
+			out,
+			build_tree_list(
+				build_tree_list(NULL_TREE, build_string(strlen(outs[i]) + 1, outs[i])), v));
+	}
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), cfa));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "r")), self));
+	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, NULL);
+	gimple_asm_set_volatile(stmt, true);
+	for (unsigned i = 0; i < gimple_asm_noutputs(stmt); i++)
+		SSA_NAME_DEF_STMT(TREE_VALUE(gimple_asm_output_op(stmt, i))) = stmt;
+	return stmt;
+#else
+	(void)slot;
+	(void)cfa;
+	(void)self;
+	(void)miss;
+	return NULL;
+#endif
+}
+
+/*
+ * mode=arcs, ABI 6, at the end of bb (after the counter):
+ *	cfa = __builtin_dwarf_cfa (); miss = <spy_arc_asm>;
+ *	if (miss) __spy_arc_miss (&fn, cfa, &slot);
+ * false where spy_arc_asm has no asm (the caller inserts __spy_arc then).
+ */
+static bool spy_insert_arc_inline(function *fun, basic_block bb, tree slot)
+{
+	tree miss, cfa, self;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	basic_block slow_bb, join_bb;
+	edge to_slow, to_join;
+	gasm *arc;
+	gcond *cond;
+
+	if (!spy_arc_inline_p())
+		return false;
+	miss = make_ssa_name(boolean_type_node);
+	cfa = spy_cfa(&seq);
+	self = make_ssa_name(ptr_type_node);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(self, spy_self(fun->decl)));
+	arc = spy_arc_asm(slot, cfa, self, miss);
+	gimple_seq_add_stmt(&seq, arc);
+	cond = gimple_build_cond(NE_EXPR, miss, boolean_false_node, NULL_TREE, NULL_TREE);
+	gimple_seq_add_stmt(&seq, cond);
+	gsi = gsi_last_bb(bb);
+	if (gsi_end_p(gsi))
+		gsi_insert_seq_before(&gsi, seq, GSI_NEW_STMT);
+	else
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+
+	to_join = split_block(bb, cond);
+	join_bb = to_join->dest;
+	slow_bb = split_edge(to_join);
+	to_slow = single_succ_edge(bb);
+	to_slow->flags = (to_slow->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
+	to_slow->probability = profile_probability::unlikely();
+	to_join = make_edge(bb, join_bb, EDGE_FALSE_VALUE);
+	to_join->probability = to_slow->probability.invert();
+	slow_bb->count = bb->count.apply_probability(to_slow->probability);
+
+	TREE_ADDRESSABLE(slot) = 1;
+	gsi = gsi_start_bb(slow_bb);
+	gsi_insert_after(&gsi, gimple_build_call(spy_arc_miss_decl, 3, self, cfa, build_fold_addr_expr(slot)),
+			 GSI_NEW_STMT);
+	return true;
+}
+
 /* At entry:
  *	p = __spy_counts; if (p == 0) p = __spy_counts_slow ();
  *	p[slot] += 1;
@@ -732,7 +893,7 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	if ((count = spy_count_asm(slot))) {
 		gsi = gsi_start_bb(cond_bb);
 		gsi_insert_after(&gsi, count, GSI_NEW_STMT);
-		if (hooks)
+		if (hooks && !(spy_arc_hook_p() && spy_insert_arc_inline(fun, cond_bb, slot)))
 			spy_insert_enter(fun, cond_bb);
 		return;
 	}
