@@ -843,7 +843,10 @@ void spy_hooks_calibrate(void)
 	scratch.sw_head = &spy_offcpu_none; /* no ring: the exit hook's test as in any thread */
 	scratch.stack_max = 64;
 	scratch.stack = spy_stack_new(64);
-	if (!scratch.stack || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
+	/* a program's handler may run instrumented code on this thread meanwhile: the inline code of
+	 * mode arcs (ABI 6) reads the cache of any thread whose hooks are not held */
+	scratch.acache = spy_acache_new();
+	if (!scratch.stack || !scratch.acache || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
 		goto out;
 	scratch.tables = 1;
 	spy_tls_thread = &scratch;
@@ -879,4 +882,5 @@ out:
 	spy_tls_thread = saved;
 	spy_arcs_release(&scratch.arcs);
 	spy_stack_free(scratch.stack, 64);
+	spy_acache_free(scratch.acache);
 }
