@@ -121,8 +121,9 @@ struct spy_func {
 #endif
 /*
  * ABI 6, mode=arcs where __spy_arc applies and the code model allows %fs-relative initial-exec TLS
- * (not the large models): __spy_arc's common case inline, as one asm statement at entry after the
- * counter's, and __spy_arc_miss(self, cfa, slot) when it answers "miss". The asm reads
+ * (not the large models): the counter and __spy_arc's common case inline, as one asm statement at
+ * entry, and __spy_arc_miss(self, cfa, slot) when it answers "miss", which then counts the call too
+ * (as the counter of spy_count_asm would: __spy_counts, else __spy_counts_slow()). The asm reads
  *
  *	t = SPY_THREAD_SYMBOL                   (__thread, initial-exec: the thread's state)
  *	t->held (u32 at SPY_T_HELD)             nonzero: miss (busy, stale: the runtime's own paths)
@@ -132,12 +133,13 @@ struct spy_func {
  *	__spy_arc does; a frame at or below key with bit 0 clear (ended by exit hooks, or with a tail
  *	call pending): miss. n = the depth left, top = the frame below the new one (the sentinel at
  *	depth 0); top->self != w->caller or n >= t->stack_max: miss. n == w->depth: n = w->depth.
- *	*w->count += 1; t->depth = n; frame n = {self: &fn, sp: key, call_site: cs};
+ *	*w->count += 1; t->counts[slot] += 1;
+ *	t->depth = n; frame n = {self: &fn, sp: key, call_site: cs};
  *	t->depth = n + 1                       (in this order: a signal's sample reads the stack)
  *
  * The runtime fills the cache entry (slot 0's never matches: its call_site stays 0) in
  * __spy_arc_miss only after a call it counted and pushed as that asm would have, with a fast path
- * allowed, and clears every entry when its arc tables are emptied. The offsets below are the
+ * allowed and the thread's slab made, and clears every entry when its arc tables are emptied. The offsets below are the
  * runtime's (checked there by static assertions): the inserted code is compiled against them.
  */
 #define SPY_THREAD_SYMBOL "__spy_thread_in_libspyrt"
@@ -147,6 +149,7 @@ struct spy_func {
 #define SPY_T_DEPTH 16     /* uint32_t */
 #define SPY_T_STACK_MAX 20 /* uint32_t */
 #define SPY_T_ACACHE 24    /* struct spy_acache *, indexed by slot */
+#define SPY_T_COUNTS 32    /* uint64_t *: the thread's add-one slab (what __spy_counts holds) */
 #define SPY_FRAME_SELF 0   /* uint64_t, in each 64-byte frame */
 #define SPY_FRAME_SP 8     /* the frame's key */
 #define SPY_FRAME_SITE 16  /* the call site */

@@ -718,8 +718,8 @@ static gimple *spy_count_asm(tree slot)
 #define SPY_STR(x) SPY_STR2(x)
 
 /*
- * ABI 6, mode=arcs: __spy_arc's common case as one asm statement (spy-abi.h), whose flag output says
- * whether it missed. Operands: %0 the thread, %1 the top frame, %2 the cache entry's way, %3 the depth,
+ * ABI 6, mode=arcs: the counter and __spy_arc's common case as one asm statement (spy-abi.h), whose
+ * flag output says whether it missed (then __spy_arc_miss counts the call too). Operands: %0 the thread, %1 the top frame, %2 the cache entry's way, %3 the depth,
  * %4 the key (the CFA on the way in), %5 scratch, %6 miss, %7 the slot, %9 &fn. Stores in __spy_arc's order:
  * the count, the depth without the dropped frames, the frame, the depth with it. NULL where the
  * target has no such asm (as spy_count_asm).
@@ -737,59 +737,61 @@ static bool spy_arc_inline_p(void)
 static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 {
 #ifdef TARGET_X32
-	static const char
-		tmpl[] = "movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
-			 "movq %%fs:(%0), %0\n\t"
-			 "cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
-							 "jne 8f\n\t"
-							 "movq %7, %2\n\t"
-							 "shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
-											    "addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
-															  "subq $7, %4\n\t" /* (cfa - 8) | 1 */
-															  "movq -1(%4), %5\n\t"
-															  "cmpq %5, (%2)\n\t"
-															  "je 3f\n\t"
-															  "addq $" SPY_STR(SPY_ACACHE_WAY) ", %2\n\t"
-																			   "cmpq %5, (%2)\n\t"
-																			   "jne 8f\n"
-																			   "3:\t"
-																			   "movl " SPY_STR(SPY_T_DEPTH) "(%0), %k3\n\t"
-																							"movq %3, %5\n\t"
-																							"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %5\n\t"
-																											  "movq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t"
-																														       "leaq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ")(%1,%5), %1\n"
-																																			       "1:\tcmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-																																								     "ja 2f\n\t"
-																																								     "testb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-																																													"jz 8f\n\t"
-																																													"subq $(1 << " SPY_STR(
-																																														SPY_FRAME_SHIFT) "), %1\n\t"
-																																																 "subl $1, %k3\n\t"
-																																																 "jmp 1b\n"
-																																																 "2:\tcmpl 24(%2), %k3\n\t"
-																																																 "jne 4f\n\t"
-																																																 "movl 24(%2), %k3\n" /* the same depth, from the cache: no chain through t->depth */
-																																																 "4:\tcmpl " SPY_STR(SPY_T_STACK_MAX) "(%0), %k3\n\t"
-																																																				      "jae 8f\n\t"
-																																																				      "movq " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
-																																																								      "cmpq %5, 8(%2)\n\t"
-																																																								      "jne 8f\n\t"
-																																																								      "movq 16(%2), %5\n\t"
-																																																								      "addq $1, (%5)\n\t"
-																																																								      "movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
-																																																													"movq %4, (1 << " SPY_STR(
-																																																														SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-																																																																			      "movq %9, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(
-																																																																				      SPY_FRAME_SELF) "(%1)\n\t"
-																																																																						      "movq -1(%4), %5\n\t"
-																																																																						      "movq %5, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(
-																																																																							      SPY_FRAME_SITE) "(%1)\n\t"
-																																																																									      "addl $1, %k3\n\t"
-																																																																									      "movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
-																																																																														"cmpq %0, %0\n\t" /* ZF set: a hit */
-																																																																														"jmp 9f\n"
-																																																																														"8:\ttestq %%rsp, %%rsp\n" /* ZF clear: a miss */
-																																																																														"9:";
+	/* clang-format off */
+	static const char tmpl[] =
+		"movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
+		"movq %%fs:(%0), %0\n\t"
+		"cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
+		"jne 8f\n\t"
+		"movq %7, %2\n\t"
+		"shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
+		"addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
+		"subq $7, %4\n\t" /* (cfa - 8) | 1 */
+		"movq -1(%4), %5\n\t" /* the call site */
+		"cmpq %5, (%2)\n\t"
+		"je 3f\n\t"
+		"addq $" SPY_STR(SPY_ACACHE_WAY) ", %2\n\t"
+		"cmpq %5, (%2)\n\t"
+		"jne 8f\n"
+		"3:\tmovl " SPY_STR(SPY_T_DEPTH) "(%0), %k3\n\t"
+		"movq %3, %5\n\t"
+		"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %5\n\t"
+		"movq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t"
+		"leaq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ")(%1,%5), %1\n"
+		/* drop the frames of returned calls: at or below the key, and lazy */
+		"1:\tcmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"ja 2f\n\t"
+		"testb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"jz 8f\n\t"
+		"subq $(1 << " SPY_STR(SPY_FRAME_SHIFT) "), %1\n\t"
+		"subl $1, %k3\n\t"
+		"jmp 1b\n"
+		/* the same depth as the cache's: stored from there, no chain through t->depth */
+		"2:\tcmpl 24(%2), %k3\n\t"
+		"jne 4f\n\t"
+		"movl 24(%2), %k3\n"
+		"4:\tcmpl " SPY_STR(SPY_T_STACK_MAX) "(%0), %k3\n\t"
+		"jae 8f\n\t"
+		"movq " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
+		"cmpq %5, 8(%2)\n\t"
+		"jne 8f\n\t"
+		"movq 16(%2), %5\n\t"
+		"addq $1, (%5)\n\t" /* the arc */
+		"movq " SPY_STR(SPY_T_COUNTS) "(%0), %2\n\t"
+		"movq %7, %5\n\t"
+		"addq $1, (%2,%5,8)\n\t" /* the counter */
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
+		"movq %4, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"movq %9, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SELF) "(%1)\n\t"
+		"movq -1(%4), %5\n\t"
+		"movq %5, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SITE) "(%1)\n\t"
+		"addl $1, %k3\n\t"
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
+		"cmpq %0, %0\n\t" /* ZF set: a hit */
+		"jmp 9f\n"
+		"8:\ttestq %%rsp, %%rsp\n" /* ZF clear: a miss */
+		"9:";
+	/* clang-format on */
 	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r", "=@ccnz" };
 	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
 	gasm *stmt;
@@ -890,10 +892,13 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	gimple *count;
 
 	cond_bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	/* mode=arcs, ABI 6: the counter is part of the arc's asm */
+	if (hooks && spy_arc_hook_p() && spy_insert_arc_inline(fun, cond_bb, slot))
+		return;
 	if ((count = spy_count_asm(slot))) {
 		gsi = gsi_start_bb(cond_bb);
 		gsi_insert_after(&gsi, count, GSI_NEW_STMT);
-		if (hooks && !(spy_arc_hook_p() && spy_insert_arc_inline(fun, cond_bb, slot)))
+		if (hooks)
 			spy_insert_enter(fun, cond_bb);
 		return;
 	}

@@ -537,10 +537,15 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 	struct spy_acache *e;
 	struct spy_arc *arc;
 	uint32_t n, ai;
+	uint64_t *counts = __spy_counts;
 
+	/* the counter, which the inline code leaves here with the rest */
+	if (unlikely(!counts))
+		counts = __spy_counts_slow();
+	count_one(&counts[__atomic_load_n(slotp, __ATOMIC_ACQUIRE)]);
 	arc_hook(self, cfa);
 	t = spy_tls_thread;
-	if (SPY_GET(t->held) || !t->acache)
+	if (SPY_GET(t->held) || !t->acache || !t->counts)
 		return;
 	n = t->depth;
 	fslot = __atomic_load_n(slotp, __ATOMIC_RELAXED);

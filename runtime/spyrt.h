@@ -405,6 +405,7 @@ struct spy_thread {
 	/* mode arcs' inline fast path (spy-abi.h, ABI 6): by slot, filled by __spy_arc_miss; there
 	 * whenever the tables are */
 	struct spy_acache *acache;
+	uint64_t *counts;  /* the add-one slab (counts.c), NULL until the first count */
 	uint32_t overflow; /* frames deeper than stack_max not pushed */
 	uint32_t epoch;
 	/* mode time: the head of the thread's context-switch ring and how far it was read; the exit
@@ -415,7 +416,6 @@ struct spy_thread {
 	uint64_t dropped_frames, abandoned, unmatched;
 
 	/* cold */
-	uint64_t *counts; /* the add-one slab (counts.c), NULL until the first count */
 	struct spy_thread *next;
 	pid_t tid;
 	int state;
@@ -467,6 +467,7 @@ _Static_assert(offsetof(struct spy_thread, stack) == SPY_T_STACK, "stack");
 _Static_assert(offsetof(struct spy_thread, depth) == SPY_T_DEPTH, "depth");
 _Static_assert(offsetof(struct spy_thread, stack_max) == SPY_T_STACK_MAX, "stack_max");
 _Static_assert(offsetof(struct spy_thread, acache) == SPY_T_ACACHE, "acache");
+_Static_assert(offsetof(struct spy_thread, counts) == SPY_T_COUNTS, "counts");
 _Static_assert(offsetof(struct spy_frame, self) == SPY_FRAME_SELF, "frame self");
 _Static_assert(offsetof(struct spy_frame, sp) == SPY_FRAME_SP, "frame sp");
 _Static_assert(offsetof(struct spy_frame, call_site) == SPY_FRAME_SITE, "frame call site");
