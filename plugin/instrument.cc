@@ -759,13 +759,14 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 		"movq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t"
 		"leaq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ")(%1,%5), %1\n"
 		/* drop the frames of returned calls: at or below the key, and lazy */
-		"1:\tcmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-		"ja 2f\n\t"
-		"testb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"cmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"ja 2f\n"
+		"1:\ttestb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
 		"jz 8f\n\t"
 		"subq $(1 << " SPY_STR(SPY_FRAME_SHIFT) "), %1\n\t"
 		"subl $1, %k3\n\t"
-		"jmp 1b\n"
+		"cmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"jbe 1b\n"
 		/* the same depth as the cache's: stored from there, no chain through t->depth */
 		"2:\tcmpl 24(%2), %k3\n\t"
 		"jne 4f\n\t"
