@@ -718,11 +718,13 @@ static gimple *spy_count_asm(tree slot)
 #define SPY_STR(x) SPY_STR2(x)
 
 /*
- * ABI 6, mode=arcs: the counter and __spy_arc's common case as one asm statement (spy-abi.h), whose
- * flag output says whether it missed (then __spy_arc_miss counts the call too). Operands: %0 the thread, %1 the top frame, %2 the cache entry's way, %3 the depth,
- * %4 the key (the CFA on the way in), %5 scratch, %6 miss, %7 the slot, %9 &fn. Stores in __spy_arc's order:
- * the count, the depth without the dropped frames, the frame, the depth with it. NULL where the
- * target has no such asm (as spy_count_asm).
+ * ABI 6, mode=arcs: the counter and __spy_arc's common case as one asm goto statement (spy-abi.h),
+ * which falls through when it counted and pushed the call and jumps to miss_label (whose block calls
+ * __spy_arc_miss, which counts the call too) for anything else. Operands: %0 the thread, %1 the new
+ * frame (the top one below it), %2 the cache entry's way, %3 the depth, %4 the key (the CFA on the
+ * way in), %5 scratch, %6 the slot, %8 &fn, %l9 the miss. Stores in __spy_arc's order: the counts,
+ * the depth without the dropped frames, the frame, the depth with it. NULL where the target has no
+ * such asm (as spy_count_asm).
  */
 static bool spy_arc_inline_p(void)
 {
@@ -734,7 +736,7 @@ static bool spy_arc_inline_p(void)
 #endif
 }
 
-static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
+static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
 {
 #ifdef TARGET_X32
 	/* clang-format off */
@@ -742,8 +744,8 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 		"movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
 		"movq %%fs:(%0), %0\n\t"
 		"cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
-		"jne 8f\n\t"
-		"movq %7, %2\n\t"
+		"jne %l9\n\t"
+		"movq %6, %2\n\t"
 		"shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
 		"addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
 		"subq $7, %4\n\t" /* (cfa - 8) | 1 */
@@ -752,55 +754,50 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 		"je 3f\n\t"
 		"addq $" SPY_STR(SPY_ACACHE_WAY) ", %2\n\t"
 		"cmpq %5, (%2)\n\t"
-		"jne 8f\n"
+		"jne %l9\n"
 		"3:\tmovl " SPY_STR(SPY_T_DEPTH) "(%0), %k3\n\t"
-		"movq %3, %5\n\t"
-		"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %5\n\t"
-		"movq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t"
-		"leaq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ")(%1,%5), %1\n"
+		"movq %3, %1\n\t"
+		"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %1\n\t"
+		"addq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t" /* the new frame; the top one below it */
 		/* drop the frames of returned calls: at or below the key, and lazy */
-		"cmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"cmpq %4, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
 		"ja 2f\n"
-		"1:\ttestb $1, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-		"jz 8f\n\t"
+		"1:\ttestb $1, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"jz %l9\n\t"
 		"subq $(1 << " SPY_STR(SPY_FRAME_SHIFT) "), %1\n\t"
 		"subl $1, %k3\n\t"
-		"cmpq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"cmpq %4, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
 		"jbe 1b\n"
 		/* the same depth as the cache's: stored from there, no chain through t->depth */
 		"2:\tcmpl 24(%2), %k3\n\t"
 		"jne 4f\n\t"
 		"movl 24(%2), %k3\n"
 		"4:\tcmpl " SPY_STR(SPY_T_STACK_MAX) "(%0), %k3\n\t"
-		"jae 8f\n\t"
-		"movq " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
+		"jae %l9\n\t"
+		"movq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
 		"cmpq %5, 8(%2)\n\t"
-		"jne 8f\n\t"
+		"jne %l9\n\t"
 		"movq 16(%2), %5\n\t"
 		"addq $1, (%5)\n\t" /* the arc */
 		"movq " SPY_STR(SPY_T_COUNTS) "(%0), %2\n\t"
-		"movq %7, %5\n\t"
+		"movq %6, %5\n\t"
 		"addq $1, (%2,%5,8)\n\t" /* the counter */
 		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
-		"movq %4, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-		"movq %9, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SELF) "(%1)\n\t"
+		"movq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"movq %8, " SPY_STR(SPY_FRAME_SELF) "(%1)\n\t"
 		"movq -1(%4), %5\n\t"
-		"movq %5, (1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SITE) "(%1)\n\t"
+		"movq %5, " SPY_STR(SPY_FRAME_SITE) "(%1)\n\t"
 		"addl $1, %k3\n\t"
-		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
-		"cmpq %0, %0\n\t" /* ZF set: a hit */
-		"jmp 9f\n"
-		"8:\ttestq %%rsp, %%rsp\n" /* ZF clear: a miss */
-		"9:";
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)";
 	/* clang-format on */
-	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r", "=@ccnz" };
-	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
+	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r" };
+	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL, *labels = NULL;
 	gasm *stmt;
 
 	if (!spy_arc_inline_p())
 		return NULL;
 	for (unsigned i = 0; i < ARRAY_SIZE(outs); i++) {
-		tree v = i == 6 ? miss : make_ssa_name(i == 4 ? ptr_type_node : uint64_type_node);
+		tree v = make_ssa_name(i == 4 ? ptr_type_node : uint64_type_node);
 
 		vec_safe_push(
 			out,
@@ -810,7 +807,8 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), cfa));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "r")), self));
-	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, NULL);
+	vec_safe_push(labels, build_tree_list(NULL_TREE, miss_label));
+	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, labels);
 	gimple_asm_set_volatile(stmt, true);
 	for (unsigned i = 0; i < gimple_asm_noutputs(stmt); i++)
 		SSA_NAME_DEF_STMT(TREE_VALUE(gimple_asm_output_op(stmt, i))) = stmt;
@@ -819,55 +817,56 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss)
 	(void)slot;
 	(void)cfa;
 	(void)self;
-	(void)miss;
+	(void)miss_label;
 	return NULL;
 #endif
 }
 
 /*
- * mode=arcs, ABI 6, at the end of bb (after the counter):
- *	cfa = __builtin_dwarf_cfa (); miss = <spy_arc_asm>;
- *	if (miss) __spy_arc_miss (&fn, cfa, &slot);
+ * mode=arcs, ABI 6, at the end of bb (the entry), the counter included:
+ *	cfa = __builtin_dwarf_cfa (); asm goto (<spy_arc_asm>) : ... : miss);
+ *	...
+ *	miss: __spy_arc_miss (&fn, cfa, &slot);
  * false where spy_arc_asm has no asm (the caller inserts __spy_arc then).
  */
 static bool spy_insert_arc_inline(function *fun, basic_block bb, tree slot)
 {
-	tree miss, cfa, self;
+	tree lab, cfa, self;
 	gimple_seq seq = NULL;
 	gimple_stmt_iterator gsi;
 	basic_block slow_bb, join_bb;
 	edge to_slow, to_join;
 	gasm *arc;
-	gcond *cond;
 
 	if (!spy_arc_inline_p())
 		return false;
-	miss = make_ssa_name(boolean_type_node);
+	lab = create_artificial_label(UNKNOWN_LOCATION);
+	TREE_USED(lab) = 1;
 	cfa = spy_cfa(&seq);
 	self = make_ssa_name(ptr_type_node);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(self, spy_self(fun->decl)));
-	arc = spy_arc_asm(slot, cfa, self, miss);
+	arc = spy_arc_asm(slot, cfa, self, lab);
 	gimple_seq_add_stmt(&seq, arc);
-	cond = gimple_build_cond(NE_EXPR, miss, boolean_false_node, NULL_TREE, NULL_TREE);
-	gimple_seq_add_stmt(&seq, cond);
 	gsi = gsi_last_bb(bb);
 	if (gsi_end_p(gsi))
 		gsi_insert_seq_before(&gsi, seq, GSI_NEW_STMT);
 	else
 		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
 
-	to_join = split_block(bb, cond);
+	/* asm goto: falls through on a hit, jumps to the label's block on a miss */
+	to_join = split_block(bb, arc);
 	join_bb = to_join->dest;
 	slow_bb = split_edge(to_join);
 	to_slow = single_succ_edge(bb);
-	to_slow->flags = (to_slow->flags & ~EDGE_FALLTHRU) | EDGE_TRUE_VALUE;
+	to_slow->flags &= ~EDGE_FALLTHRU;
 	to_slow->probability = profile_probability::unlikely();
-	to_join = make_edge(bb, join_bb, EDGE_FALSE_VALUE);
+	to_join = make_edge(bb, join_bb, EDGE_FALLTHRU);
 	to_join->probability = to_slow->probability.invert();
 	slow_bb->count = bb->count.apply_probability(to_slow->probability);
 
 	TREE_ADDRESSABLE(slot) = 1;
 	gsi = gsi_start_bb(slow_bb);
+	gsi_insert_after(&gsi, gimple_build_label(lab), GSI_NEW_STMT);
 	gsi_insert_after(&gsi, gimple_build_call(spy_arc_miss_decl, 3, self, cfa, build_fold_addr_expr(slot)),
 			 GSI_NEW_STMT);
 	return true;

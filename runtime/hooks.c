@@ -545,7 +545,9 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 	count_one(&counts[__atomic_load_n(slotp, __ATOMIC_ACQUIRE)]);
 	arc_hook(self, cfa);
 	t = spy_tls_thread;
-	if (SPY_GET(t->held) || !t->acache || !t->counts)
+	/* nor under a program's handler: the code it interrupted may be in the middle of reading the
+	 * very entry (its call site compared, its counter's pointer not yet read) */
+	if (SPY_GET(t->held) || !t->acache || !t->counts || t->sig_nested)
 		return;
 	n = t->depth;
 	fslot = __atomic_load_n(slotp, __ATOMIC_RELAXED);

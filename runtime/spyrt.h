@@ -447,8 +447,11 @@ struct spy_thread {
 		uint64_t lost;          /* events with no ring to go to */
 	} trace, ftrace, strace; /* calls; page faults (SPYRT_FAULT_TRACE); signals (SPYRT_SIGNAL_TRACE) */
 	uint32_t acache_gen;     /* the spy_acache_gen its cache was cleared at */
-	uint32_t parked;         /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
+	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
+	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
+	uint32_t sig_nested;
+	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
 	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
 };
 
