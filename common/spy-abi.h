@@ -139,7 +139,9 @@ struct spy_func {
  *
  * The runtime fills the cache entry (slot 0's never matches: its call_site stays 0) in
  * __spy_arc_miss only after a call it counted and pushed as that asm would have, with a fast path
- * allowed and the thread's slab made, and clears every entry when its arc tables are emptied. The offsets below are the
+ * allowed and the thread's slab made, never under a program's signal handler (the code it interrupted
+ * may be between reading an entry's call site and its counter), and clears every entry when its arc
+ * tables are emptied. The offsets below are the
  * runtime's (checked there by static assertions): the inserted code is compiled against them.
  */
 #define SPY_THREAD_SYMBOL "__spy_thread_in_libspyrt"
