@@ -721,8 +721,8 @@ static gimple *spy_count_asm(tree slot)
  * ABI 6, mode=arcs: the counter and __spy_arc's common case as one asm goto statement (spy-abi.h),
  * which falls through when it counted and pushed the call and jumps to miss_label (whose block calls
  * __spy_arc_miss, which counts the call too) for anything else. Operands: %0 the thread, %1 the new
- * frame (the top one below it), %2 the cache entry's way, %3 the depth, %4 the key (the CFA on the
- * way in), %5 scratch, %6 the slot, %8 &fn, %l9 the miss. Stores in __spy_arc's order: the counts,
+ * frame (the top one below it), %2 the cache entry's way, %3 the depth, %4 the key (cfa - 7, the
+ * return address at -1 from it), %5 scratch, %6 the slot, %8 &fn, %l9 the miss. Stores in __spy_arc's order: the counts,
  * the depth without the dropped frames, the frame, the depth with it. NULL where the target has no
  * such asm (as spy_count_asm).
  */
@@ -736,7 +736,7 @@ static bool spy_arc_inline_p(void)
 #endif
 }
 
-static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
+static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 {
 #ifdef TARGET_X32
 	/* clang-format off */
@@ -748,7 +748,6 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
 		"movq %6, %2\n\t"
 		"shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
 		"addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
-		"subq $7, %4\n\t" /* (cfa - 8) | 1 */
 		"movq -1(%4), %5\n\t" /* the call site */
 		"cmpq %5, (%2)\n\t"
 		"je 3f\n\t"
@@ -805,7 +804,7 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
 				build_tree_list(NULL_TREE, build_string(strlen(outs[i]) + 1, outs[i])), v));
 	}
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
-	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), cfa));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), key));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "r")), self));
 	vec_safe_push(labels, build_tree_list(NULL_TREE, miss_label));
 	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, labels);
@@ -815,7 +814,7 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
 	return stmt;
 #else
 	(void)slot;
-	(void)cfa;
+	(void)key;
 	(void)self;
 	(void)miss_label;
 	return NULL;
@@ -831,7 +830,7 @@ static gasm *spy_arc_asm(tree slot, tree cfa, tree self, tree miss_label)
  */
 static bool spy_insert_arc_inline(function *fun, basic_block bb, tree slot)
 {
-	tree lab, cfa, self;
+	tree lab, cfa, key, self;
 	gimple_seq seq = NULL;
 	gimple_stmt_iterator gsi;
 	basic_block slow_bb, join_bb;
@@ -843,9 +842,13 @@ static bool spy_insert_arc_inline(function *fun, basic_block bb, tree slot)
 	lab = create_artificial_label(UNKNOWN_LOCATION);
 	TREE_USED(lab) = 1;
 	cfa = spy_cfa(&seq);
+	/* the key, (cfa - 8) | 1, as cfa - 7 (the CFA is 8-aligned): the compiler folds it into the
+	 * CFA's own computation */
+	key = make_ssa_name(ptr_type_node);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(key, POINTER_PLUS_EXPR, cfa, size_int(-7)));
 	self = make_ssa_name(ptr_type_node);
 	gimple_seq_add_stmt(&seq, gimple_build_assign(self, spy_self(fun->decl)));
-	arc = spy_arc_asm(slot, cfa, self, lab);
+	arc = spy_arc_asm(slot, key, self, lab);
 	gimple_seq_add_stmt(&seq, arc);
 	gsi = gsi_last_bb(bb);
 	if (gsi_end_p(gsi))
