@@ -5,9 +5,10 @@
 # sites (fib) and three (trib), one site calling through a function pointer into two functions, a
 # callback from qsort (libc, no hooks: all its calls counted), a callee whose depth changes
 # at every call from one site (recursion around it), and a loop in the caller of a leaf that drops the
-# leaf's frames. The same code also runs with the runtime's cache never filled (SPYRT_MODE=time on
-# every call, through __spy_arc_miss, counted by an interposed __spy_arc_miss), and in the steady state
-# the calls stay inline: the misses of a million calls are a handful, their first calls.
+# leaf's frames; in SPYRT_MODE=arcs and time, linked with libspyrt.so and libspyrt.a. In the steady
+# state the calls stay inline (an interposed __spy_arc_miss counts the calls that leave it): the misses
+# of a million calls are a handful, their first calls; with the hooks held (SPYRT_MODE=count) every
+# call misses, and __spy_arc_miss counts each exactly.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
 tap_plan 5
