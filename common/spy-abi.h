@@ -12,8 +12,11 @@
  * 5: the counter names the slab pointer SPY_COUNTS_SYMBOL, __spy_counts_in_libspyrt, so that
  *    an instrumented object linked without libspyrt fails naming it; mode time's hooks take the
  *    CFA (__spy_entry, __spy_leave); __spy_tail before each tail call in place of an exit hook, in
- *    modes time and arcs. */
-#define SPY_ABI_VERSION 5
+ *    modes time and arcs.
+ * 6: mode=arcs on x86-64 inlines __spy_arc's common case (SPY_ARC_INLINE below), an asm statement
+ *    that reads the thread's state through SPY_THREAD_SYMBOL and a per-thread, per-function cache,
+ *    and calls __spy_arc_miss for everything else. */
+#define SPY_ABI_VERSION 6
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
@@ -117,6 +120,57 @@ struct spy_func {
 #define SPY_ARC_HOOK 0
 #endif
 /*
+ * ABI 6, mode=arcs where __spy_arc applies and the code model allows %fs-relative initial-exec TLS
+ * (not the large models): the counter and __spy_arc's common case inline, as one asm statement at
+ * entry, and __spy_arc_miss(self, cfa, slot) when it answers "miss", which then counts the call too
+ * (as the counter of spy_count_asm would: __spy_counts, else __spy_counts_slow()). The asm reads
+ *
+ *	t = SPY_THREAD_SYMBOL                   (__thread, initial-exec: the thread's state)
+ *	t->held (u32 at SPY_T_HELD)             nonzero: miss (busy, stale: the runtime's own paths)
+ *	e = t->acache + (slot << SPY_ACACHE_SHIFT) (slot: the function's counter slot)
+ *	cs = the return address below the CFA;  w = the way of e whose call_site is cs, else miss
+ *	drop the top frames whose key (frame's sp) is at or below key = (cfa - 8) | 1 and is odd, as
+ *	__spy_arc does; a frame at or below key with bit 0 clear (ended by exit hooks, or with a tail
+ *	call pending): miss. n = the depth left, top = the frame below the new one (the sentinel at
+ *	depth 0); top->self != w->caller or n >= t->stack_max: miss. n == w->depth: n = w->depth.
+ *	*w->count += 1; t->counts[slot] += 1;
+ *	t->depth = n; frame n = {self: &fn, sp: key, call_site: cs};
+ *	t->depth = n + 1                       (in this order: a signal's sample reads the stack)
+ *
+ * The runtime fills the cache entry (slot 0's never matches: its call_site stays 0) in
+ * __spy_arc_miss only after a call it counted and pushed as that asm would have, with a fast path
+ * allowed and the thread's slab made, never under a program's signal handler (the code it interrupted
+ * may be between reading an entry's call site and its counter), and clears every entry when its arc
+ * tables are emptied. The offsets below are the
+ * runtime's (checked there by static assertions): the inserted code is compiled against them.
+ */
+#define SPY_THREAD_SYMBOL "__spy_thread_in_libspyrt"
+#define SPY_ARC_MISS_SYMBOL "__spy_arc_miss"
+#define SPY_T_HELD 0       /* uint32_t: nonzero, the hooks' slow path */
+#define SPY_T_STACK 8      /* struct spy_frame *: the shadow stack, a sentinel frame at [-1] */
+#define SPY_T_DEPTH 16     /* uint32_t */
+#define SPY_T_STACK_MAX 20 /* uint32_t */
+#define SPY_T_ACACHE 24    /* struct spy_acache *, indexed by slot */
+#define SPY_T_COUNTS 32    /* uint64_t *: the thread's add-one slab (what __spy_counts holds) */
+#define SPY_FRAME_SELF 0   /* uint64_t, in each 64-byte frame */
+#define SPY_FRAME_SP 8     /* the frame's key */
+#define SPY_FRAME_SITE 16  /* the call site */
+#define SPY_FRAME_SHIFT 6  /* log2 of the frame's size */
+#define SPY_ACACHE_SHIFT 6 /* log2 of the cache entry's size */
+#define SPY_ACACHE_WAY 32  /* the size of a way; the entry holds two (two call sites: fib's) */
+struct spy_acache {
+	struct spy_acache_way {
+		uint64_t call_site; /* the return address of the call counted, 0: none */
+		uint64_t caller;    /* the function below it on the shadow stack (its self) */
+		uint64_t *count;    /* the arc's counter in the thread's tables */
+		/* the depth its frame was pushed at: when the call finds the same one, the depth it
+		 * stores comes from here and not from the depth it loaded, so that consecutive calls
+		 * do not wait on each other's stores of the depth (a chain of store-to-load latencies) */
+		uint64_t depth;
+	} way[2];
+};
+
+/*
  * ABI 5, mode time (and mode arcs where there is no __spy_arc): __spy_entry(self, call_site, cfa)
  * and __spy_leave(self, cfa) in place of __spy_enter and __spy_exit, with the function's canonical
  * frame address (__builtin_dwarf_cfa()). A frame is known by the slot of its return address, below
@@ -151,6 +205,7 @@ void __spy_enter(void *self, void *call_site);
 void __spy_exit(void *self);
 void __spy_catch(void);
 void __spy_arc(void *self, void *cfa);
+void __spy_arc_miss(void *self, void *cfa, const uint64_t *slot);
 void __spy_entry(void *self, void *call_site, void *cfa);
 void __spy_leave(void *self, void *cfa);
 void __spy_tail(void *self, void *callee, void *cfa);

@@ -18,6 +18,7 @@ static tree spy_exit_decl;
 static tree spy_slow_decl;
 static tree spy_catch_decl;
 static tree spy_arc_decl;
+static tree spy_arc_miss_decl;
 static tree spy_tail_decl;
 static tree spy_counts_decl;
 static tree spy_register_decl;
@@ -33,6 +34,7 @@ const struct ggc_root_tab spy_ggc_roots[] = {
 	{ &spy_slow_decl, 1, sizeof(spy_slow_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_catch_decl, 1, sizeof(spy_catch_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_arc_decl, 1, sizeof(spy_arc_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
+	{ &spy_arc_miss_decl, 1, sizeof(spy_arc_miss_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_node_decl, 1, sizeof(spy_node_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_node_type, 1, sizeof(spy_node_type), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
 	{ &spy_tail_decl, 1, sizeof(spy_tail_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node },
@@ -99,6 +101,9 @@ void spy_build_decls(void)
 		spy_runtime_fn(SPY_CATCH_SYMBOL, build_function_type_list(void_type_node, NULL_TREE));
 	spy_arc_decl = spy_runtime_fn(SPY_ARC_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
 									       ptr_type_node, NULL_TREE));
+	spy_arc_miss_decl =
+		spy_runtime_fn(SPY_ARC_MISS_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
+									     ptr_type_node, u64p, NULL_TREE));
 	spy_register_decl = spy_runtime_fn(
 		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
 							      uint32_type_node, NULL_TREE));
@@ -709,6 +714,167 @@ static gimple *spy_count_asm(tree slot)
 #endif
 }
 
+#define SPY_STR2(x) #x
+#define SPY_STR(x) SPY_STR2(x)
+
+/*
+ * ABI 6, mode=arcs: the counter and __spy_arc's common case as one asm goto statement (spy-abi.h),
+ * which falls through when it counted and pushed the call and jumps to miss_label (whose block calls
+ * __spy_arc_miss, which counts the call too) for anything else. Operands: %0 the thread, %1 the new
+ * frame (the top one below it), %2 the cache entry's way, %3 the depth, %4 the key (cfa - 7, the
+ * return address at -1 from it), %5 scratch, %6 the slot, %8 &fn, %l9 the miss. Stores in __spy_arc's order: the counts,
+ * the depth without the dropped frames, the frame, the depth with it. NULL where the target has no
+ * such asm (as spy_count_asm).
+ */
+static bool spy_arc_inline_p(void)
+{
+#ifdef TARGET_X32
+	return spy_target_x86_64_lp64() && ix86_cmodel != CM_LARGE && ix86_cmodel != CM_LARGE_PIC &&
+	       TARGET_TLS_DIRECT_SEG_REFS;
+#else
+	return false;
+#endif
+}
+
+static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
+{
+#ifdef TARGET_X32
+	/* clang-format off */
+	static const char tmpl[] =
+		"movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
+		"movq %%fs:(%0), %0\n\t"
+		"cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
+		"jne %l9\n\t"
+		"movq %6, %2\n\t"
+		"shlq $" SPY_STR(SPY_ACACHE_SHIFT) ", %2\n\t"
+		"addq " SPY_STR(SPY_T_ACACHE) "(%0), %2\n\t"
+		"movq -1(%4), %5\n\t" /* the call site */
+		"cmpq %5, (%2)\n\t"
+		"je 3f\n\t"
+		"addq $" SPY_STR(SPY_ACACHE_WAY) ", %2\n\t"
+		"cmpq %5, (%2)\n\t"
+		"jne %l9\n"
+		"3:\tmovl " SPY_STR(SPY_T_DEPTH) "(%0), %k3\n\t"
+		"movq %3, %1\n\t"
+		"shlq $" SPY_STR(SPY_FRAME_SHIFT) ", %1\n\t"
+		"addq " SPY_STR(SPY_T_STACK) "(%0), %1\n\t" /* the new frame; the top one below it */
+		/* drop the frames of returned calls: at or below the key, and lazy */
+		"cmpq %4, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"ja 2f\n"
+		"1:\ttestb $1, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"jz %l9\n\t"
+		"subq $(1 << " SPY_STR(SPY_FRAME_SHIFT) "), %1\n\t"
+		"subl $1, %k3\n\t"
+		"cmpq %4, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"jbe 1b\n"
+		/* the same depth as the cache's: stored from there, no chain through t->depth */
+		"2:\tcmpl 24(%2), %k3\n\t"
+		"jne 4f\n\t"
+		"movl 24(%2), %k3\n"
+		"4:\tcmpl " SPY_STR(SPY_T_STACK_MAX) "(%0), %k3\n\t"
+		"jae %l9\n\t"
+		"movq -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SELF) "(%1), %5\n\t"
+		"cmpq %5, 8(%2)\n\t"
+		"jne %l9\n\t"
+		"movq 16(%2), %5\n\t"
+		"addq $1, (%5)\n\t" /* the arc */
+		"movq " SPY_STR(SPY_T_COUNTS) "(%0), %2\n\t"
+		"movq %6, %5\n\t"
+		"addq $1, (%2,%5,8)\n\t" /* the counter */
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
+		"movq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
+		"movq %8, " SPY_STR(SPY_FRAME_SELF) "(%1)\n\t"
+		"movq -1(%4), %5\n\t"
+		"movq %5, " SPY_STR(SPY_FRAME_SITE) "(%1)\n\t"
+		"addl $1, %k3\n\t"
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)";
+	/* clang-format on */
+	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r" };
+	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL, *labels = NULL;
+	gasm *stmt;
+
+	if (!spy_arc_inline_p())
+		return NULL;
+	for (unsigned i = 0; i < ARRAY_SIZE(outs); i++) {
+		tree v = make_ssa_name(i == 4 ? ptr_type_node : uint64_type_node);
+
+		vec_safe_push(
+			out,
+			build_tree_list(
+				build_tree_list(NULL_TREE, build_string(strlen(outs[i]) + 1, outs[i])), v));
+	}
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), key));
+	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "r")), self));
+	vec_safe_push(labels, build_tree_list(NULL_TREE, miss_label));
+	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, labels);
+	gimple_asm_set_volatile(stmt, true);
+	for (unsigned i = 0; i < gimple_asm_noutputs(stmt); i++)
+		SSA_NAME_DEF_STMT(TREE_VALUE(gimple_asm_output_op(stmt, i))) = stmt;
+	return stmt;
+#else
+	(void)slot;
+	(void)key;
+	(void)self;
+	(void)miss_label;
+	return NULL;
+#endif
+}
+
+/*
+ * mode=arcs, ABI 6, at the end of bb (the entry), the counter included:
+ *	cfa = __builtin_dwarf_cfa (); asm goto (<spy_arc_asm>) : ... : miss);
+ *	...
+ *	miss: __spy_arc_miss (&fn, cfa, &slot);
+ * false where spy_arc_asm has no asm (the caller inserts __spy_arc then).
+ */
+static bool spy_insert_arc_inline(function *fun, basic_block bb, tree slot)
+{
+	tree lab, cfa, key, self;
+	gimple_seq seq = NULL;
+	gimple_stmt_iterator gsi;
+	basic_block slow_bb, join_bb;
+	edge to_slow, to_join;
+	gasm *arc;
+
+	if (!spy_arc_inline_p())
+		return false;
+	lab = create_artificial_label(UNKNOWN_LOCATION);
+	TREE_USED(lab) = 1;
+	cfa = spy_cfa(&seq);
+	/* the key, (cfa - 8) | 1, as cfa - 7 (the CFA is 8-aligned): the compiler folds it into the
+	 * CFA's own computation */
+	key = make_ssa_name(ptr_type_node);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(key, POINTER_PLUS_EXPR, cfa, size_int(-7)));
+	self = make_ssa_name(ptr_type_node);
+	gimple_seq_add_stmt(&seq, gimple_build_assign(self, spy_self(fun->decl)));
+	arc = spy_arc_asm(slot, key, self, lab);
+	gimple_seq_add_stmt(&seq, arc);
+	gsi = gsi_last_bb(bb);
+	if (gsi_end_p(gsi))
+		gsi_insert_seq_before(&gsi, seq, GSI_NEW_STMT);
+	else
+		gsi_insert_seq_after(&gsi, seq, GSI_NEW_STMT);
+
+	/* asm goto: falls through on a hit, jumps to the label's block on a miss */
+	to_join = split_block(bb, arc);
+	join_bb = to_join->dest;
+	slow_bb = split_edge(to_join);
+	to_slow = single_succ_edge(bb);
+	to_slow->flags &= ~EDGE_FALLTHRU;
+	to_slow->probability = profile_probability::unlikely();
+	to_join = make_edge(bb, join_bb, EDGE_FALLTHRU);
+	to_join->probability = to_slow->probability.invert();
+	slow_bb->count = bb->count.apply_probability(to_slow->probability);
+
+	TREE_ADDRESSABLE(slot) = 1;
+	gsi = gsi_start_bb(slow_bb);
+	gsi_insert_after(&gsi, gimple_build_label(lab), GSI_NEW_STMT);
+	gsi_insert_after(&gsi, gimple_build_call(spy_arc_miss_decl, 3, self, cfa, build_fold_addr_expr(slot)),
+			 GSI_NEW_STMT);
+	return true;
+}
+
 /* At entry:
  *	p = __spy_counts; if (p == 0) p = __spy_counts_slow ();
  *	p[slot] += 1;
@@ -729,6 +895,9 @@ static void spy_insert_entry(function *fun, tree slot, bool hooks)
 	gimple *count;
 
 	cond_bb = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	/* mode=arcs, ABI 6: the counter is part of the arc's asm */
+	if (hooks && spy_arc_hook_p() && spy_insert_arc_inline(fun, cond_bb, slot))
+		return;
 	if ((count = spy_count_asm(slot))) {
 		gsi = gsi_start_bb(cond_bb);
 		gsi_insert_after(&gsi, count, GSI_NEW_STMT);

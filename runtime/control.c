@@ -218,6 +218,9 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		spy_thread_reset(t);
 		t->epoch = SPY_CTL_EPOCH(w);
 	}
+	/* slots given to other functions (spy_acache_reslot) */
+	if (unlikely(t->acache_gen != __atomic_load_n(&spy_acache_gen, __ATOMIC_SEQ_CST)))
+		spy_acache_clear(t);
 	if (w & SPY_CTL_WATCH) {
 		/* Cedar: a stop break on the start's own procedure (or none) breaks at its exit, so
 		 * START=STOP=f records f's activations, the outermost of a recursion from entry to exit */

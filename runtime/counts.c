@@ -28,6 +28,44 @@ void spy_slab_free(uint64_t *slab)
 		spy_unmap(slab, (size_t)SPY_SLOTS_MAX * sizeof(uint64_t));
 }
 
+/* Mode arcs' inline cache (spy-abi.h, ABI 6), one entry per slot, reserved like a slab. */
+struct spy_acache *spy_acache_new(void)
+{
+	return spy_map((size_t)SPY_SLOTS_MAX * sizeof(struct spy_acache));
+}
+
+void spy_acache_free(struct spy_acache *c)
+{
+	spy_unmap(c, (size_t)SPY_SLOTS_MAX * sizeof(struct spy_acache));
+}
+
+/* Bumped when slots change hands (a module opened again, at other addresses): each thread clears
+ * its cache at its next slow path, which spy_acache_reslot makes it take. */
+uint32_t spy_acache_gen;
+
+void spy_acache_reslot(void)
+{
+	__atomic_fetch_add(&spy_acache_gen, 1, __ATOMIC_SEQ_CST);
+	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The thread's own, on its slow path (busy): no entry matches any call afterwards. Only the call
+ * sites are cleared, so that the inline code, which reads the call site first, never meets an
+ * entry half cleared. */
+void spy_acache_clear(struct spy_thread *t)
+{
+	uint32_t n = __atomic_load_n(&spy_nslots, __ATOMIC_ACQUIRE);
+
+	t->acache_gen = __atomic_load_n(&spy_acache_gen, __ATOMIC_SEQ_CST);
+	if (!t->acache)
+		return;
+	for (uint32_t i = 0; i < n && i < SPY_SLOTS_MAX; i++)
+		for (int w = 0; w < 2; w++)
+			if (t->acache[i].way[w].call_site)
+				SPY_SET(t->acache[i].way[w].call_site, 0);
+}
+
 SPY_EXPORT uint64_t *__spy_counts_slow(void)
 {
 	struct spy_thread *t = spy_thread_self();

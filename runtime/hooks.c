@@ -449,7 +449,7 @@ SPY_EXPORT void __spy_entry(void *self, void *call_site, void *cfa)
  * the slow path, which ends it as such. Frames whose return was not yet seen by a later call
  * stay on the stack: samples tell them from live ones by the stack pointer (sample.c).
  */
-SPY_EXPORT void __spy_arc(void *self, void *cfa)
+static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa)
 {
 	struct spy_thread *t = spy_tls_thread;
 	uint64_t slot = (uint64_t)(uintptr_t)cfa - 8, key = slot | 1, s = (uint64_t)(uintptr_t)self;
@@ -494,6 +494,97 @@ SPY_EXPORT void __spy_arc(void *self, void *cfa)
 	return;
 slow:
 	enter_slow(t, s, cs, key);
+}
+
+SPY_EXPORT void __spy_arc(void *self, void *cfa)
+{
+	arc_hook(self, cfa);
+}
+
+/* The TLS variable the inline code of ABI 6 reads: spy_tls_thread, exported under a name of its own. */
+extern SPY_TLS struct spy_thread *spy_tls_abi6 __asm__(SPY_THREAD_SYMBOL)
+	__attribute__((alias("spy_tls_thread"), visibility("default")));
+
+/* The arc (pc, callee) when it exists, else 0: spy_arcs_find without the insertion. */
+static uint32_t arc_lookup(const struct spy_arcs *a, uint64_t pc, uint64_t callee)
+{
+	uint32_t s = a->head[spy_site_hash(pc)], i;
+
+	while (s && a->site[s].pc != pc)
+		s = a->site[s].next;
+	if (!s)
+		return 0;
+	for (i = a->site[s].arcs; i && a->arc[i].callee != callee; i = a->arc[i].next)
+		;
+	return i;
+}
+
+/* A way's call site is cleared first and written last: the inline code (or a signal handler's)
+ * reads it first, so it never uses a way half written. */
+static void way_fill(struct spy_acache_way *w, uint64_t cs, uint64_t caller, uint64_t *count, uint64_t depth)
+{
+	SPY_SET(w->call_site, 0);
+	barrier();
+	w->caller = caller;
+	w->count = count;
+	w->depth = depth;
+	barrier();
+	SPY_SET(w->call_site, cs);
+}
+
+/*
+ * ABI 6: what the inline code of mode=arcs (spy-abi.h) leaves here. The call goes the way of
+ * __spy_arc; then, when that pushed the call as the inline code would have (a lazy frame at its key,
+ * on top, its arc's caller the frame below it) and the thread's hooks may take a fast path, the
+ * function's cache entry is filled, so that its next call from the same site and caller stays
+ * inline.
+ */
+SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
+{
+	uint64_t slot = (uint64_t)(uintptr_t)cfa - 8, key = slot | 1, s = (uint64_t)(uintptr_t)self;
+	uint64_t cs = *(const uint64_t *)(uintptr_t)slot, fslot, caller;
+	struct spy_thread *t;
+	struct spy_frame *top;
+	struct spy_acache *e;
+	struct spy_arc *arc;
+	uint32_t n, ai;
+	uint64_t *counts = __spy_counts;
+
+	/* the counter, which the inline code leaves here with the rest */
+	if (unlikely(!counts))
+		counts = __spy_counts_slow();
+	count_one(&counts[__atomic_load_n(slotp, __ATOMIC_ACQUIRE)]);
+	arc_hook(self, cfa);
+	t = spy_tls_thread;
+	/* nor under a program's handler: the code it interrupted may be in the middle of reading the
+	 * very entry (its call site compared, its counter's pointer not yet read) */
+	if (SPY_GET(t->held) || !t->acache || !t->counts || t->sig_nested)
+		return;
+	n = t->depth;
+	fslot = __atomic_load_n(slotp, __ATOMIC_RELAXED);
+	if (!n || !fslot || fslot >= SPY_SLOTS_MAX)
+		return;
+	top = &t->stack[n - 1];
+	if (top->self != s || top->sp != key || top->call_site != cs)
+		return;
+	caller = top[-1].self;
+	ai = arc_lookup(&t->arcs, cs, s);
+	if (!ai)
+		return;
+	arc = &t->arcs.arc[ai];
+	if (arc->caller != caller && arc->caller != GMON_CALLER_MANY)
+		return;
+	e = &t->acache[fslot];
+	/* its own way when the site has one (a new caller), else the first, the first's entry moving
+	 * to the second: the two sites called last stay */
+	if (e->way[1].call_site == cs) {
+		way_fill(&e->way[1], cs, caller, &arc->count, n - 1);
+	} else {
+		if (e->way[0].call_site != cs && e->way[0].call_site)
+			way_fill(&e->way[1], e->way[0].call_site, e->way[0].caller, e->way[0].count,
+				 e->way[0].depth);
+		way_fill(&e->way[0], cs, caller, &arc->count, n - 1);
+	}
 }
 
 /* An exit whose frame is not on top, or was reached by a tail call (then at key lo; lo = sp for code
@@ -775,7 +866,10 @@ void spy_hooks_calibrate(void)
 	scratch.sw_head = &spy_offcpu_none; /* no ring: the exit hook's test as in any thread */
 	scratch.stack_max = 64;
 	scratch.stack = spy_stack_new(64);
-	if (!scratch.stack || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
+	/* a program's handler may run instrumented code on this thread meanwhile: the inline code of
+	 * mode arcs (ABI 6) reads the cache of any thread whose hooks are not held */
+	scratch.acache = spy_acache_new();
+	if (!scratch.stack || !scratch.acache || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
 		goto out;
 	scratch.tables = 1;
 	spy_tls_thread = &scratch;
@@ -811,4 +905,5 @@ out:
 	spy_tls_thread = saved;
 	spy_arcs_release(&scratch.arcs);
 	spy_stack_free(scratch.stack, 64);
+	spy_acache_free(scratch.acache);
 }

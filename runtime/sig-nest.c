@@ -82,7 +82,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		spy_sigtrace_event(t, sig, uc);
 	d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
 	if (d + 1 >= t->stack_max) { /* no room: its calls are dropped as on a full stack */
+		t->sig_nested++;
+		barrier();
 		call_prog(sig, si, uc);
+		barrier();
+		t->sig_nested--;
 		return;
 	}
 	f = &t->stack[d];
@@ -93,9 +97,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	f->entry = t->timed ? spy_cycles() : 0;
 	barrier();
 	t->depth = d + 1;
+	t->sig_nested++; /* no cache entry filled under the interrupted code (hooks.c, __spy_arc_miss) */
 	barrier();
 	call_prog(sig, si, uc);
 	barrier();
+	t->sig_nested--;
 	if (t->depth > d + 1) { /* frames the handler left open: ended with it */
 		uint64_t now = t->timed ? spy_cycles() : 0;
 

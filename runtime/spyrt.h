@@ -419,6 +419,10 @@ struct spy_thread {
 	};
 	struct spy_frame *stack;
 	uint32_t depth, stack_max;
+	/* mode arcs' inline fast path (spy-abi.h, ABI 6): by slot, filled by __spy_arc_miss; there
+	 * whenever the tables are */
+	struct spy_acache *acache;
+	uint64_t *counts;  /* the add-one slab (counts.c), NULL until the first count */
 	uint32_t overflow; /* frames deeper than stack_max not pushed */
 	uint32_t epoch;
 	/* mode time: the head of the thread's context-switch ring and how far it was read; the exit
@@ -429,7 +433,6 @@ struct spy_thread {
 	uint64_t dropped_frames, abandoned, unmatched;
 
 	/* cold */
-	uint64_t *counts; /* the add-one slab (counts.c), NULL until the first count */
 	struct spy_thread *next;
 	pid_t tid;
 	int state;
@@ -473,8 +476,12 @@ struct spy_thread {
 		uint64_t n;             /* events ever recorded (the ring keeps the last ones) */
 		uint64_t lost;          /* events with no ring to go to */
 	} trace, ftrace, strace; /* calls; page faults (SPYRT_FAULT_TRACE); signals (SPYRT_SIGNAL_TRACE) */
-	uint32_t parked;         /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;     /* 1 + its CPU clock when a freeze found it asleep */
+	uint32_t acache_gen;     /* the spy_acache_gen its cache was cleared at */
+	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
+	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
+	uint32_t sig_nested;
+	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
+	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
 	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
 };
 
@@ -490,6 +497,20 @@ struct spy_thread {
 #endif
 _Static_assert(offsetof(struct spy_thread, timed) == offsetof(struct spy_thread, gate) + 4,
 	       "timed is the gate's upper half");
+/* what the inline code of ABI 6 reads (spy-abi.h) */
+_Static_assert(offsetof(struct spy_thread, held) == SPY_T_HELD && sizeof(((struct spy_thread *)0)->held) == 4,
+	       "held");
+_Static_assert(offsetof(struct spy_thread, stack) == SPY_T_STACK, "stack");
+_Static_assert(offsetof(struct spy_thread, depth) == SPY_T_DEPTH, "depth");
+_Static_assert(offsetof(struct spy_thread, stack_max) == SPY_T_STACK_MAX, "stack_max");
+_Static_assert(offsetof(struct spy_thread, acache) == SPY_T_ACACHE, "acache");
+_Static_assert(offsetof(struct spy_thread, counts) == SPY_T_COUNTS, "counts");
+_Static_assert(offsetof(struct spy_frame, self) == SPY_FRAME_SELF, "frame self");
+_Static_assert(offsetof(struct spy_frame, sp) == SPY_FRAME_SP, "frame sp");
+_Static_assert(offsetof(struct spy_frame, call_site) == SPY_FRAME_SITE, "frame call site");
+_Static_assert(sizeof(struct spy_frame) == 1u << SPY_FRAME_SHIFT, "frame size");
+_Static_assert(sizeof(struct spy_acache) == 1u << SPY_ACACHE_SHIFT, "cache entry size");
+_Static_assert(sizeof(struct spy_acache_way) == SPY_ACACHE_WAY, "cache way size");
 
 /* Set while the hooks are wanted (defined here whichever spy-abi.h is in use). */
 extern SPY_EXPORT int __spy_hooks;
@@ -604,6 +625,11 @@ void spy_hooks_calibrate(void);
 /* ---- counts.c ---- */
 
 extern uint64_t *spy_graveyard; /* where threads count after retiring */
+struct spy_acache *spy_acache_new(void);
+void spy_acache_free(struct spy_acache *c);
+void spy_acache_clear(struct spy_thread *t);
+void spy_acache_reslot(void);
+extern uint32_t spy_acache_gen;
 uint64_t *spy_slab_new(void);
 void spy_slab_free(uint64_t *slab);
 /* Sum every slab's counters for slots [0, n) into sum (which is zeroed first). */

@@ -170,7 +170,11 @@ static int setup_tables(struct spy_thread *t)
 	if (spy_arcs_init(&t->arcs, spy_cfg.arcs, max, t->timed))
 		return -1;
 	t->stack = spy_stack_new(SPY_STACK_MAX);
-	if (!t->stack) {
+	/* mode arcs' inline cache: a reservation for every slot, as the counts' slab is */
+	t->acache = t->stack ? spy_acache_new() : NULL;
+	if (!t->acache) {
+		spy_stack_free(t->stack, SPY_STACK_MAX);
+		t->stack = NULL;
 		spy_arcs_release(&t->arcs);
 		return -1;
 	}
@@ -229,6 +233,7 @@ void spy_thread_reset(struct spy_thread *t)
 	spy_offcpu_reset(t);
 	t->off.blocked = t->off.preempted = t->off.switches = t->off.lost = 0;
 	spy_arcs_reset(&t->arcs);
+	spy_acache_clear(t); /* its counters' pointers were into the tables just emptied */
 	spy_trace_reset(t);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct spy_frame *f = &t->stack[i];
@@ -403,6 +408,8 @@ static void release_tables(struct spy_thread *t)
 	spy_stack_free(t->stack, SPY_STACK_MAX);
 	t->stack = NULL;
 	t->depth = t->stack_max = 0;
+	spy_acache_free(t->acache);
+	t->acache = NULL;
 	spy_slab_free(t->counts);
 	t->counts = NULL;
 }

@@ -160,6 +160,8 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 		u->closed = 0;
 		for (uint32_t i = 0; i < n; i++)
 			u->funcs[i].addr = (uint64_t)(uintptr_t)begin[i].addr;
+		/* the same slots, perhaps at other addresses: no thread's inline cache may hold them */
+		spy_acache_reslot();
 	} else {
 		u = calloc(1, sizeof(*u));
 		if (u)

@@ -535,6 +535,23 @@ EXPORT void __spy_arc(void *self, void *cfa)
 	t->guard = 0;
 }
 
+/* ABI 6, mode=arcs: the inline code (the counter included) reads the thread's state through this
+ * variable; its first word (held) is never 0 here, so every call goes to __spy_arc_miss, which is the
+ * counter and __spy_arc. */
+static const uint32_t always_held[8] = { 1 };
+EXPORT __thread const void *spy_thread_abi6 __asm__(SPY_THREAD_SYMBOL)
+	__attribute__((tls_model("initial-exec"))) = always_held;
+
+EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slot)
+{
+	uint64_t *p = __spy_counts;
+
+	if (!p)
+		p = __spy_counts_slow();
+	p[__atomic_load_n(slot, __ATOMIC_RELAXED)]++;
+	__spy_arc(self, cfa);
+}
+
 struct found {
 	uintptr_t pc;
 	char *path;
