@@ -39,9 +39,15 @@ fifo_read() {
 	cd "$T" || return 1
 	rm -f fifo got
 	mkfifo fifo || return 1
-	timeout 20 cat fifo >got &
-	err=$(SPYRT_OUT=$T/fifo timeout 20 "$D" 2>&1)
-	[ $? -eq 0 ] || { echo "status $?: $err"; return 1; }
+	# the shell holds the FIFO open (read and write) before the program runs, so that it has a
+	# reader however late cat gets to its open() on a busy machine; cat sees the end once the
+	# program and the shell have closed it
+	exec 3<>fifo
+	timeout 20 cat fifo >got 3>&- &
+	err=$(SPYRT_OUT=$T/fifo timeout 20 "$D" 2>&1 3>&-)
+	local rc=$?
+	exec 3>&-
+	[ $rc -eq 0 ] || { echo "status $rc: $err"; return 1; }
 	wait
 	[ -p fifo ] && [ -z "$err" ] && grep -qx 'func f 300' <(rt_facts got) || { echo "$err"; ls -la; return 1; }
 }
