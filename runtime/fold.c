@@ -60,7 +60,8 @@ static int stack_cmp(const void *a, const void *b)
 		return x->flags < y->flags ? -1 : 1;
 	if (x->depth != y->depth)
 		return x->depth < y->depth ? -1 : 1;
-	return memcmp(x->frames, y->frames, (size_t)x->depth * sizeof(*x->frames));
+	/* stacks of no frames may have no array: memcmp is not given NULL even for 0 bytes */
+	return x->depth ? memcmp(x->frames, y->frames, (size_t)x->depth * sizeof(*x->frames)) : 0;
 }
 
 /* Merge the aggregate's equal entries (write.c's merge for arcs and function times). */
