@@ -507,6 +507,14 @@ static void dec_nhist(struct cur *c, struct gmon_nhist *h, const char *what)
 		for (uint32_t i = 0; h->buckets && i < h->nbuckets; i++)
 			h->buckets[i] = get_u64(c, what);
 	}
+	/* a value shifted right by scale has at most 64 - scale bits: a bucket past that counts a
+	 * value no 64-bit word holds (its lower bound, 2^(i - 1 + scale), is not one) */
+	for (uint32_t i = 65 - (uint32_t)h->scale;
+	     !c->bad && h->kind == GMON_NHIST_LOG && h->buckets && i < h->nbuckets; i++)
+		if (h->buckets[i])
+			return cur_fail(
+				c, "%s: bucket %" PRIu32 " of a logarithmic histogram shifted by %" PRIu64,
+				what, i, h->scale);
 }
 
 /* One thread's nodes and legs (revision 3). */

@@ -38,6 +38,9 @@ static void print_hist(FILE *f, const struct nm_hist *nh, const char *unit)
 	if (any) {
 		lo = lo ? lo - 1 : 0;
 		hi = hi + 1 < h->nbuckets ? hi + 1 : hi;
+		/* no bucket past 2^63 (the decoder refuses counts there) */
+		if (h->kind == GMON_NHIST_LOG && hi > 64 - h->scale)
+			hi = (uint32_t)(64 - h->scale);
 	}
 	fprintf(f, "  %20s |%-50s %s\n", "value", "", "count");
 	if (h->kind == GMON_NHIST_LINEAR)
