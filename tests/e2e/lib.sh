@@ -54,6 +54,7 @@ tsan_skip() { [ -z "$SPY_TSAN" ] || echo " # SKIP under ThreadSanitizer: $*"; }
 # the reasons shared by several scripts
 TSAN_NO_OPENMP="libgomp is not built with it, so the end of a parallel region is invisible and every OpenMP program reports a race"
 TSAN_NO_TAILCALLS="no tail calls: its exit hook follows every call"
+TSAN_DELAYS_SIGNALS="it delays each signal handler to the thread's next intercepted call, so no handler lands in instrumented code"
 
 ok() {
 	tap_n=$((tap_n + 1))

@@ -12,6 +12,7 @@ rt_setup
 case $SPY_SAN_FLAGS in
 *address*) tap_skip_all "ASan intercepts sigaction itself: the runtime does not wrap handlers there (sample-sig.c)" ;;
 esac
+tsan_skip_all "$TSAN_NO_TAILCALLS; $TSAN_DELAYS_SIGNALS (the two cases this test builds)"
 tap_plan 4
 
 : "${SPINPROF:=$SPY_BUILD/spinprof}"
