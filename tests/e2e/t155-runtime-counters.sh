@@ -21,33 +21,9 @@
 rt_setup
 tap_plan 8
 
-P=$T/ctrpages
+. "$(dirname "$0")/lib-counters.sh"
 A=300 B=120 D=5 K=7
-# page faults the hooks' first touches of their tables may add to a caller's own: 8 pages, and as many
-# shadow pages under AddressSanitizer
-HOOKS=8
-case ${SPY_SAN_FLAGS:-} in *address*) HOOKS=16 ;; esac
-# under ThreadSanitizer the sanitized hooks' first touch of a page also faults its shadow: up to 4
-# pages of shadow for each page of memory
-[ -z "$SPY_TSAN" ] || HOOKS=$((8 * (1 + 4)))
-if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
-	for _ in $(seq 7); do not_ok "not built"; done
-	tap_done
-fi
-
-# ctr FILE CALLER CALLEE EVENT FIELD: FIELD (incl, self) of the arcs CALLER -> CALLEE for EVENT,
-# summed (CALLER '*': any)
-ctr() {
-	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
-		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
-		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
-		END { print n ? s : "none" }'
-}
-# is DESC ACTUAL WANT: one comparison, said
-is() {
-	echo "$1: $2 (want $3)"
-	[ "$2" = "$3" ]
-}
+ctr_build 7
 
 run() {
 	RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=$1" rt_run "$P" "${@:2}" || return 1

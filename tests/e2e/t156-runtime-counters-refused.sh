@@ -11,20 +11,9 @@
 rt_setup
 tap_plan 7
 
-P=$T/ctrpages
+. "$(dirname "$0")/lib-counters.sh"
 A=200 B=50 D=3 K=4
-if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
-	for _ in $(seq 6); do not_ok "not built"; done
-	tap_done
-fi
-
-# ctr FILE CALLER CALLEE EVENT FIELD: as t155's
-ctr() {
-	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
-		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
-		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
-		END { print n ? s : "none" }'
-}
+ctr_build 6
 # the calls and arcs of ctrpages A B D K, as rt_facts prints them
 facts_want() {
 	printf '%s\n' "arc <spontaneous> main 1" "arc left toucher 1" "arc main left 1" "arc main right 1" \

@@ -18,28 +18,10 @@
 rt_setup
 tap_plan 6
 
+. "$(dirname "$0")/lib-counters.sh"
 cd "$T" || exit 1
-P=$T/ctrpages
 A=400 B=100 D=4 K=6
-HOOKS=8
-case ${SPY_SAN_FLAGS:-} in *address*) HOOKS=16 ;; esac
-# under ThreadSanitizer the sanitized hooks' first touch of a page also faults its shadow: up to 4
-# pages of shadow for each page of memory
-[ -z "$SPY_TSAN" ] || HOOKS=$((8 * (1 + 4)))
-if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
-	for _ in $(seq 5); do not_ok "not built"; done
-	tap_done
-fi
-ctr() {
-	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
-		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
-		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
-		END { print n ? s : "none" }'
-}
-is() {
-	echo "$1: $2 (want $3)"
-	[ "$2" = "$3" ]
-}
+ctr_build 5
 RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || exit 1
 cp "$P.out" one.out
 RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K || exit 1

@@ -13,22 +13,9 @@
 rt_setup
 tap_plan 4
 
-P=$T/ctrpages
+. "$(dirname "$0")/lib-counters.sh"
 A=250 B=90 D=3 K=5
-if ! check "samples/ctrpages.c builds" rt_cc "$P" "$CC" "$SAMPLES/ctrpages.c"; then
-	for _ in $(seq 3); do not_ok "not built"; done
-	tap_done
-fi
-ctr() {
-	rt_dump "$1" | awk -v cr="$2" -v ce="$3" -v ev="$4" -v k="$5" '
-		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
-		$1 == "arcctr" && (cr == "*" || val("caller") == cr) && val("callee") == ce && val("event") == ev { s += val(k); n++ }
-		END { print n ? s : "none" }'
-}
-is() {
-	echo "$1: $2 (want $3)"
-	[ "$2" = "$3" ]
-}
+ctr_build 3
 
 rm -f "$P".out*
 RT_ENV="SPYRT_WATCH=none SPYRT_COUNTERS=page-faults" rt_run "$P" $A $B $D $K 0 fork
