@@ -198,6 +198,79 @@ sp_header() {
 	awk '/^Flat profile:/ || /^[ \t]*Call graph/ || /^index[ \t]+% time/ { exit } { print }' "$1"
 }
 
+# sp_same DIR PROG OPTS...: in DIR, `spinprof OPTS ./PROG gmon.out` prints what `gprof OPTS ./PROG
+# gmon.out` prints (DIR/g.txt, DIR/s.txt), and exits with its status; gprof printed something, unless
+# SP_SAME_EMPTY is 1 (-A without line information prints nothing). A gmon.sum of a run before is
+# removed first, for -s.
+sp_same() {
+	local d=$1 prog=$2 gs ss
+	shift 2
+	(cd "$d" && rm -f gmon.sum && gprof "$@" "./$prog" gmon.out) >"$d/g.txt" 2>&1
+	gs=$?
+	(cd "$d" && rm -f gmon.sum && "$SPINPROF" "$@" "./$prog" gmon.out) >"$d/s.txt" 2>&1
+	ss=$?
+	[ "$gs" -eq "$ss" ] || { echo "status: gprof $gs, spinprof $ss"; head -n 20 "$d/s.txt"; return 1; }
+	[ -s "$d/g.txt" ] || [ "${SP_SAME_EMPTY:-}" = 1 ] || { echo "gprof printed nothing"; return 1; }
+	diff -u "$d/g.txt" "$d/s.txt"
+}
+
+# sp_gnu_sources MUL: $T/opts.c and $T/util.c, the two-file program of the gprof option tests (t216,
+# t221, t223): time in several functions (work loops MUL times as long), a cycle (ping, pong),
+# recursion (fact), a function of several callers (leaf, static), util.c's statics (ustep, uhelp) for
+# the FILE, FILE:FUNC and FILE:LINE symspecs, and never, never run. Lines: ping 7, fact 9, beta 11 of
+# opts.c; uhelp 7 of util.c.
+sp_gnu_sources() {
+	cat >"$T/opts.c" <<EOS
+extern int util_mix(int n);
+static volatile unsigned long sink;
+#define WORK(n) for (unsigned long i_ = 0; i_ < $1 * (n); i_++) sink += i_
+__attribute__((noinline)) void never(void);
+__attribute__((noinline)) static void leaf(void) { WORK(30000); }
+__attribute__((noinline)) void pong(int n);
+__attribute__((noinline)) void ping(int n) { WORK(40000); if (n > 0) pong(n - 1); }
+__attribute__((noinline)) void pong(int n) { leaf(); WORK(20000); if (n > 0) ping(n - 1); }
+__attribute__((noinline)) int fact(int n) { WORK(30000); return n <= 1 ? 1 : n * fact(n - 1); }
+__attribute__((noinline)) void alpha(void) { leaf(); WORK(150000); }
+__attribute__((noinline)) void beta(void) { leaf(); leaf(); WORK(300000); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	for (int i = 0; i < 20; i++) {
+		alpha();
+		beta();
+		leaf();
+	}
+	ping(10); /* ping 6 calls, pong 5: the members never tie */
+	sink += (unsigned long)fact(12);
+	sink += (unsigned long)util_mix(30);
+	if (argc > 5)
+		never();
+	return 0;
+}
+__attribute__((noinline)) void never(void) { alpha(); }
+EOS
+	cat >"$T/util.c" <<EOS
+static volatile unsigned long usink;
+__attribute__((noinline)) static void ustep(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		usink += i;
+}
+__attribute__((noinline)) static int uhelp(int k)
+{
+	ustep($(($1 * 60000)));
+	return k + 1;
+}
+__attribute__((noinline)) int util_mix(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += uhelp(i);
+	return s;
+}
+EOS
+}
+
 if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
 	return 0
 fi

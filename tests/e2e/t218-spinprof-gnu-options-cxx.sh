@@ -88,16 +88,6 @@ build() {
 		{ gprof -b -p "$2/cxx" "$2/gmon.out"; echo "fewer than 3 functions with time"; return 1; }
 }
 
-same() {
-	local d=$1 gs ss
-	shift
-	(cd "$d" && gprof "$@" ./cxx gmon.out) >"$d/g.txt" 2>&1
-	gs=$?
-	(cd "$d" && "$SPINPROF" "$@" ./cxx gmon.out) >"$d/s.txt" 2>&1
-	ss=$?
-	[ "$gs" -eq "$ss" ] || { echo "status: gprof $gs, spinprof $ss"; return 1; }
-	diff -u "$d/g.txt" "$d/s.txt"
-}
 
 for b in "O0 -O0 -g" "O2 -O2"; do
 	dir=$T/${b%% *}
@@ -107,7 +97,7 @@ for b in "O0 -O0 -g" "O2 -O2"; do
 	fi
 	while read -r opts; do
 		# shellcheck disable=SC2086
-		check "${b%% *}: spinprof $opts = gprof $opts" same "$dir" $opts
+		check "${b%% *}: spinprof $opts = gprof $opts" sp_same "$dir" cxx $opts
 	done <<<"$MATRIX"
 done
 tap_done

@@ -17,55 +17,7 @@
 command -v gprof >/dev/null || tap_skip_all "no gprof"
 rt_setup
 
-cat >"$T/opts.c" <<'EOS'
-extern int util_mix(int n);
-static volatile unsigned long sink;
-#define WORK(n) for (unsigned long i_ = 0; i_ < 8 * (n); i_++) sink += i_
-__attribute__((noinline)) void never(void);
-__attribute__((noinline)) static void leaf(void) { WORK(30000); }
-__attribute__((noinline)) void pong(int n);
-__attribute__((noinline)) void ping(int n) { WORK(40000); if (n > 0) pong(n - 1); }
-__attribute__((noinline)) void pong(int n) { leaf(); WORK(20000); if (n > 0) ping(n - 1); }
-__attribute__((noinline)) int fact(int n) { WORK(30000); return n <= 1 ? 1 : n * fact(n - 1); }
-__attribute__((noinline)) void alpha(void) { leaf(); WORK(150000); }
-__attribute__((noinline)) void beta(void) { leaf(); leaf(); WORK(300000); }
-int main(int argc, char **argv)
-{
-	(void)argv;
-	for (int i = 0; i < 20; i++) {
-		alpha();
-		beta();
-		leaf();
-	}
-	ping(10);
-	sink += (unsigned long)fact(12);
-	sink += (unsigned long)util_mix(30);
-	if (argc > 5)
-		never();
-	return 0;
-}
-__attribute__((noinline)) void never(void) { alpha(); }
-EOS
-cat >"$T/util.c" <<'EOS'
-static volatile unsigned long usink;
-__attribute__((noinline)) static void ustep(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		usink += i;
-}
-__attribute__((noinline)) static int uhelp(int k)
-{
-	ustep(480000);
-	return k + 1;
-}
-__attribute__((noinline)) int util_mix(int n)
-{
-	int s = 0;
-	for (int i = 0; i < n; i++)
-		s += uhelp(i);
-	return s;
-}
-EOS
+sp_gnu_sources 8
 # many.c: f0..f239; most call hub, some hub2 (hub calls hub2 too), a chain f(i) -> f(i+1) by depth,
 # some forward calls, rare() from a few
 awk -v nf=240 'BEGIN {
@@ -126,18 +78,6 @@ build() {
 		{ head -n 20 "$d/cc.log"; return 1; }
 	(cd "$d" && ./prog) && [ -s "$d/gmon.out" ] || { echo "no gmon.out"; return 1; }
 }
-# same DIR OPTS...: spinprof's output and status are gprof's
-same() {
-	local d=$1 gs ss
-	shift
-	(cd "$d" && rm -f gmon.sum && gprof "$@" ./prog gmon.out) >"$d/g.txt" 2>&1
-	gs=$?
-	(cd "$d" && rm -f gmon.sum && "$SPINPROF" "$@" ./prog gmon.out) >"$d/s.txt" 2>&1
-	ss=$?
-	[ "$gs" -eq "$ss" ] || { echo "status: gprof $gs, spinprof $ss"; return 1; }
-	[ -s "$d/g.txt" ] || { echo "gprof printed nothing"; return 1; }
-	diff -u "$d/g.txt" "$d/s.txt"
-}
 for b in "O0 -O0 -g" "O2 -O2"; do
 	dir=$T/${b%% *}
 	# shellcheck disable=SC2086
@@ -147,7 +87,7 @@ for b in "O0 -O0 -g" "O2 -O2"; do
 	fi
 	while read -r opts; do
 		# shellcheck disable=SC2086
-		check "${b%% *}: spinprof $opts = gprof $opts" same "$dir" $opts
+		check "${b%% *}: spinprof $opts = gprof $opts" sp_same "$dir" prog $opts
 	done <<<"$MATRIX"
 done
 
@@ -167,7 +107,7 @@ many() {
 	[ "${callers:-0}" -gt 5 ] || { echo "hub has ${callers:-no} callers"; return 1; }
 }
 if sp_check "many.c (240 functions, two hubs) builds with -pg and runs" many; then
-	check "many: spinprof -r = gprof -r" same "$T/many" -r
+	check "many: spinprof -r = gprof -r" sp_same "$T/many" prog -r
 else
 	not_ok "many: not built"
 fi

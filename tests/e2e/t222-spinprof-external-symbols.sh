@@ -62,26 +62,14 @@ build() {
 	nm "$D/prog" >"$D/syms" && [ -s "$D/syms" ] || return 1
 	cp "$D/prog" "$D/stripped" && strip "$D/stripped"
 }
-# same PROG OPTS...: spinprof's output and status are gprof's (from $D)
-same() {
-	local prog=$1 gs ss
-	shift
-	(cd "$D" && rm -f gmon.sum && gprof "$@" "./$prog" gmon.out) >"$D/g.txt" 2>&1
-	gs=$?
-	(cd "$D" && rm -f gmon.sum && "$SPINPROF" "$@" "./$prog" gmon.out) >"$D/s.txt" 2>&1
-	ss=$?
-	[ "$gs" -eq "$ss" ] || { echo "status: gprof $gs, spinprof $ss"; cat "$D/s.txt"; return 1; }
-	[ -s "$D/g.txt" ] || { echo "gprof printed nothing"; return 1; }
-	diff -u "$D/g.txt" "$D/s.txt"
-}
 if ! sp_check "the program builds with -pg, runs, and nm lists its symbols" build; then
 	for ((i = 0; i < nlines + 4; i++)); do not_ok "not built"; done
 else
 	while read -r opts; do
 		# shellcheck disable=SC2086
-		check "spinprof $opts -S nm's table = gprof's" same prog $opts -S syms
+		check "spinprof $opts -S nm's table = gprof's" sp_same "$D" prog $opts -S syms
 	done <<<"$MATRIX"
-	check "the stripped program with -S: gprof's report" same stripped -b -S syms
+	check "the stripped program with -S: gprof's report" sp_same "$D" stripped -b -S syms
 	# calls NAME WANT [OPTS]: the flat profile of spinprof -S gives NAME WANT calls
 	calls() {
 		local got
@@ -93,13 +81,13 @@ else
 	renamed() {
 		sed -e 's/ T work$/ T travail/' -e 's/ t leaf$/ t feuille/' "$D/syms" >"$D/renamed"
 		calls travail 25 -S renamed && calls feuille 50 -S renamed &&
-			same stripped -b -S renamed
+			sp_same "$D" stripped -b -S renamed
 	}
 	check "a table of renamed functions: its names, the same calls, gprof's report" renamed
 	two() {
 		grep -E ' [Tt] (work|main)$' "$D/syms" >"$D/two"
 		[ "$(wc -l <"$D/two")" = 2 ] || { echo "the table:"; cat "$D/two"; return 1; }
-		calls work 25 -S two && same stripped -b -S two &&
+		calls work 25 -S two && sp_same "$D" stripped -b -S two &&
 			! grep -q leaf "$D/s.txt" || { echo "leaf is listed"; return 1; }
 	}
 	check "a table of work and main only: work's 25 calls, leaf (below the first symbol) unknown, gprof's report" two
