@@ -3,60 +3,13 @@
 # equals the calls its arcs recorded (spinprof's self-check) when a thread calls exit(5) while main
 # loops in instrumented calls (50 runs), when main calls exit(6) with threads running, and for
 # spy_dump() from a thread (the dump and the final file), in modes time and arcs; beside them a
-# thread asleep in the kernel and one that wakes every 100 us to make calls.
+# thread asleep in the kernel and one that wakes every 100 us to make calls (samples/exitthreads.c).
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
 tap_plan 6
 
-cat >"$T/x.c" <<'EOC'
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include "spy.h"
-#include "sample.h"
-static int go = 1; /* atomic: ThreadSanitizer checks the runs */
-static int fds[2];
-NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
-NOINL unsigned mid(unsigned x) { unsigned s = leaf(x); BARRIER(); return s + leaf(s); }
-NOINL void *worker(void *arg)
-{
-	unsigned s = 0;
-	for (int i = 0; i < 20000; i++)
-		s += mid(i);
-	if (!strcmp(arg, "exit"))
-		exit(5);
-	if (!strcmp(arg, "dump") && spy_dump(getenv("DUMP")))
-		exit(9);
-	__atomic_store_n(&go, 0, __ATOMIC_RELAXED);
-	return NULL;
-}
-NOINL void *loop(void *arg) { unsigned s = 0; while (__atomic_load_n(&go, __ATOMIC_RELAXED)) s += mid(s); return arg; }
-NOINL void *sleeper(void *arg) { char c; mid(1); if (read(fds[0], &c, 1) < 0) mid(2); return arg; }
-NOINL void *ticker(void *arg) { for (;;) { mid(3); usleep(100); } return arg; }
-int main(int argc, char **argv)
-{
-	pthread_t t, u;
-	const char *how = argc > 1 ? argv[1] : "exit";
-	if (pipe(fds))
-		return 8;
-	pthread_create(&u, NULL, sleeper, NULL);
-	pthread_create(&u, NULL, ticker, NULL);
-	pthread_create(&t, NULL, worker, (void *)how);
-	if (!strcmp(how, "main")) {
-		unsigned s = 0;
-		pthread_create(&u, NULL, loop, NULL);
-		for (int i = 0; i < 20000; i++)
-			s += mid(i);
-		exit(6);
-	}
-	loop(NULL);
-	pthread_join(t, NULL);
-	return 0;
-}
-EOC
 X=$T/x
-check "the program builds" rt_cc "$X" "$CC" "$T/x.c"
+check "samples/exitthreads.c builds" rt_cc "$X" "$CC" "$SAMPLES/exitthreads.c"
 
 # runs N HOW STATUS [FILE...]: N runs, each exits with STATUS and every FILE passes the self-check
 runs() {

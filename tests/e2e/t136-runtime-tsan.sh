@@ -5,7 +5,8 @@
 # once locked a mutex after TSan had torn the thread down), and no race is reported (TSan stops the
 # program at the first, status 66) while the writer reads threads that keep calling: exit() from a
 # thread while main loops, exit() from main while threads run, spy_dump() from a thread, in modes time
-# and arcs, and the wall sampler reading running stacks. Each profile is exact where it is known
+# and arcs (samples/exitthreads.c, 5000 rounds, with a thread asleep and one ticking), and the wall
+# sampler reading running stacks. Each profile is exact where it is known
 # (samples/threads.c: work N*M) and passes spinprof's self-check.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 # under SAN= the whole suite runs under that sanitizer (TSan cannot be combined with ASan)
@@ -36,51 +37,11 @@ build_rt() {
 }
 check "the runtime builds with -fsanitize=thread, without a warning" build_rt
 
-cat >"$T/x.c" <<'EOC'
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include "spy.h"
-#include "sample.h"
-static int go = 1;
-NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
-NOINL unsigned mid(unsigned x) { unsigned s = leaf(x); BARRIER(); return s + leaf(s); }
-NOINL void *busy(void *arg)
-{
-	unsigned s = 0;
-	for (int i = 0; i < 5000; i++)
-		s += mid(i);
-	if (!strcmp(arg, "exit"))
-		exit(5);
-	if (!strcmp(arg, "dump") && spy_dump(getenv("DUMP")))
-		exit(9);
-	__atomic_store_n(&go, 0, __ATOMIC_RELAXED);
-	return NULL;
-}
-NOINL void *loop(void *arg) { unsigned s = 0; while (__atomic_load_n(&go, __ATOMIC_RELAXED)) s += mid(s); return arg; }
-int main(int argc, char **argv)
-{
-	pthread_t t, u;
-	const char *how = argc > 1 ? argv[1] : "exit";
-	pthread_create(&t, NULL, busy, (void *)how);
-	if (!strcmp(how, "main")) {
-		unsigned s = 0;
-		pthread_create(&u, NULL, loop, NULL);
-		for (int i = 0; i < 5000; i++)
-			s += mid(i);
-		exit(6);
-	}
-	loop(NULL);
-	pthread_join(t, NULL);
-	return 0;
-}
-EOC
 X=$T/x
 THR=$T/thr
 # shellcheck disable=SC2086
 progs() {
-	rt_cc "$X" "$CC" $TSAN "$T/x.c" && rt_cc "$THR" "$CC" $TSAN "$SAMPLES/threads.c" &&
+	rt_cc "$X" "$CC" $TSAN "$SAMPLES/exitthreads.c" && rt_cc "$THR" "$CC" $TSAN "$SAMPLES/threads.c" &&
 		rt_cc_static "$THR-static" "$CC" $TSAN "$SAMPLES/threads.c"
 }
 check "the programs build with the plugin and -fsanitize=thread (shared and static runtime)" progs
@@ -104,7 +65,7 @@ runs() {
 	for ((i = 0; i < n; i++)); do
 		rm -f gmon.out d.out
 		# shellcheck disable=SC2086
-		env ${RT_ENV:-} DUMP="$T/d.out" "$X" "$how" 2>"$T/x.err"
+		env ${RT_ENV:-} DUMP="$T/d.out" "$X" "$how" 5000 2>"$T/x.err"
 		rc=$?
 		[ $rc -eq "$want" ] || { echo "run $i: status $rc"; head -n 30 "$T/x.err"; return 1; }
 		for f in "$@"; do
