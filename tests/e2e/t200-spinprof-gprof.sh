@@ -271,6 +271,19 @@ __attribute__((noinline)) int util_mix(int n)
 EOS
 }
 
+# sp_build_pg NAME [ARG]: samples/NAME.c (or .cc) built -O2 -pg -g as $T/NAME/prog, run there with ARG:
+# its gmon.out
+sp_build_pg() {
+	local d=$T/$1 src=$SAMPLES/$1.c cc=$CC
+	mkdir -p "$d"
+	[ -f "$SAMPLES/$1.cc" ] && { src=$SAMPLES/$1.cc; cc=$CXX; }
+	# shellcheck disable=SC2086
+	$cc -O2 -pg -g -I"$SAMPLES" "$src" -o "$d/prog" $SPY_SAN_FLAGS -lpthread >"$d/cc.log" 2>&1 ||
+		{ echo "compile failed: $1"; head -n 20 "$d/cc.log"; return 1; }
+	(cd "$d" && ./prog ${2:+"$2"} >run.stdout 2>run.stderr) || { echo "$1 failed"; head "$d/run.stderr"; return 1; }
+	[ -s "$d/gmon.out" ] || { echo "$1 wrote no gmon.out"; return 1; }
+}
+
 if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
 	return 0
 fi

@@ -4,8 +4,8 @@
 # walking .text) is a symbol "NAME (FILE:LINE @ ADDR)", the histogram's ticks go to lines, the arcs come
 # from the calling lines to the called functions, the call graph lists functions only, ties sort on the
 # symbols' names. Built with gcc -O2 -pg -g: samples/calls.c, samples/recursion.c (cycles),
-# samples/tailcall.c, samples/twocallers.c (with time: its hot loop's ticks fall on several lines) and a
-# C++ program (demangled, and with --no-demangle), each with -l -b, -l -b -p, -l -b -q and -l -b -z.
+# samples/tailcall.c, samples/twocallers.c (with time: its hot loop's ticks fall on several lines) and
+# samples/tie.cc (demangled, and with --no-demangle), each with -l -b, -l -b -p, -l -b -q and -l -b -z.
 # Also: the time is really by line (twocallers' ticks are on work's loop, not on its entry line), and -l
 # with a spy profile is one line and status 2.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
@@ -13,39 +13,15 @@
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"
 
-cat >"$T/tie.cc" <<'EOS'
-static volatile int sink;
-__attribute__((noinline)) void zeta(int x) { sink += x; }
-__attribute__((noinline)) void alpha(double x) { sink += (int)x; }
-namespace ns { __attribute__((noinline)) void beta() { sink += 2; } }
-struct K { __attribute__((noinline)) void gamma(long n); };
-void K::gamma(long n) { for (long i = 0; i < n; i++) sink += 5; }
-int main()
-{
-	zeta(1); alpha(2); ns::beta();
-	K k;
-	k.gamma(50000000);
-	for (int i = 0; i < 3; i++)
-		zeta(i);
-	return 0;
-}
-EOS
-
 progs="calls recursion tailcall twocallers tie"
 tap_plan 28
 
 # build NAME: $T/NAME/prog and its gmon.out
 build() {
-	local d=$T/$1 src=$SAMPLES/$1.c cc=$CC arg=
-	mkdir -p "$d"
-	[ "$1" = tie ] && { src=$T/tie.cc; cc=$CXX; }
-	[ "$1" = twocallers ] && arg=${SPY_TWOCALLERS_S:-10000}
-	# shellcheck disable=SC2086
-	$cc -O2 -pg -g -I"$SAMPLES" "$src" -o "$d/prog" $SPY_SAN_FLAGS -lpthread >"$d/cc.log" 2>&1 ||
-		{ echo "compile failed: $1"; head -n 20 "$d/cc.log"; return 1; }
-	# shellcheck disable=SC2086
-	(cd "$d" && ./prog $arg >run.stdout 2>run.stderr) || { echo "$1 failed"; head "$d/run.stderr"; return 1; }
-	[ -s "$d/gmon.out" ] || { echo "$1 wrote no gmon.out"; return 1; }
+	case $1 in
+	twocallers) sp_build_pg "$1" "${SPY_TWOCALLERS_S:-10000}" ;;
+	*) sp_build_pg "$1" ;;
+	esac
 }
 # same NAME OPTS...: spinprof's report is gprof's, byte for byte
 same() {

@@ -2,8 +2,8 @@
 # t233: gprof's source outputs. GNU mode prints what gprof prints, byte for byte: -A (each line where a
 # function starts marked "CALLS -> " or "##### -> ", then "Top 10 Lines:" and "Execution Summary:"),
 # -C (FILE:LINE: (NAME:0xADDR) N executions), with -b or not, with -p and -q, -z, -x, -J, for
-# samples/calls.c, samples/recursion.c (cycles), samples/tailcall.c, samples/twocallers.c and a C++
-# program (-C with --no-demangle too), built -O2 -pg -g; and a program of two files whose sources moved
+# samples/calls.c, samples/recursion.c (cycles), samples/tailcall.c, samples/twocallers.c and
+# samples/tie.cc (-C with --no-demangle too), built -O2 -pg -g; and a program of two files whose sources moved
 # after the build: found with -I DIR and --directory-path=A:B, written with -y into FILE-ann files in the
 # current directory (compared with gprof's), and, not found, one line each on stderr and status 0.
 # A spy profile (samples/calls.c built with the plugin) has -A and -C from the plugin's exact counts:
@@ -14,23 +14,6 @@
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"
 
-cat >"$T/tie.cc" <<'EOS'
-static volatile int sink;
-__attribute__((noinline)) void zeta(int x) { sink += x; }
-__attribute__((noinline)) void alpha(double x) { sink += (int)x; }
-namespace ns { __attribute__((noinline)) void beta() { sink += 2; } }
-struct K { __attribute__((noinline)) void gamma(long n); };
-void K::gamma(long n) { for (long i = 0; i < n; i++) sink += 5; }
-int main()
-{
-	zeta(1); alpha(2); ns::beta();
-	K k;
-	k.gamma(1000000);
-	for (int i = 0; i < 3; i++)
-		zeta(i);
-	return 0;
-}
-EOS
 mkdir -p "$T/mf/src"
 cat >"$T/mf/src/m1.c" <<'EOS'
 void f2(int);
@@ -49,16 +32,10 @@ tap_plan 65
 
 # build NAME: $T/NAME/prog and its gmon.out
 build() {
-	local d=$T/$1 src=$SAMPLES/$1.c cc=$CC arg=
-	mkdir -p "$d"
-	[ "$1" = tie ] && { src=$T/tie.cc; cc=$CXX; }
-	[ "$1" = twocallers ] && arg=2000
-	# shellcheck disable=SC2086
-	$cc -O2 -pg -g -I"$SAMPLES" "$src" -o "$d/prog" $SPY_SAN_FLAGS -lpthread >"$d/cc.log" 2>&1 ||
-		{ echo "compile failed: $1"; head -n 20 "$d/cc.log"; return 1; }
-	# shellcheck disable=SC2086
-	(cd "$d" && ./prog $arg >run.stdout 2>run.stderr) || { echo "$1 failed"; head "$d/run.stderr"; return 1; }
-	[ -s "$d/gmon.out" ] || { echo "$1 wrote no gmon.out"; return 1; }
+	case $1 in
+	twocallers) sp_build_pg "$1" 2000 ;;
+	*) sp_build_pg "$1" ;;
+	esac
 }
 # same DIR OPTS...: spinprof's report (and stderr) is gprof's, byte for byte (gprof's "could not
 # locate" lines aside: spinprof says them its own way)
