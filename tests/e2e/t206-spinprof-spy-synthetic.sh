@@ -1,6 +1,6 @@
 #!/bin/bash
 # t206: the Spy report of synthetic sampled profiles, written through gmon_encode by a generator compiled
-# here, whose numbers are known by construction. Functions main A B C D U T of one executable (its binary
+# here (on tests/e2e/spygen.h), whose numbers are known by construction. Functions main A B C D U T of one executable (its binary
 # gone: the plugin's names and lines are used), plus libc and the runtime as modules without symbols.
 # Watch wall, thread 100 (main) and 101:
 #   30 ticks  C <- B <- A <- main        20 ticks  C <- D <- A <- main     10 ticks  A <- main
@@ -17,113 +17,17 @@
 sp_setup
 
 cat >"$T/spygen.c" <<'EOF'
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "gmon-format.h"
-
-#define EXE 0x401000ull
-#define LIBC 0x7f0000000000ull
-#define SPYRT 0x7f1000000000ull
-enum { MAIN, A, B, C, D, U, T, NF };
-static const char *names[NF] = { "main", "A", "B", "C", "D", "U", "T" };
-static uint64_t fa(int f) { return EXE + 0x100 * (uint64_t)f; } /* main 0x401000, A 0x401100, ... */
-
-static struct gmon_samples *cur;
-/* one stack: count, weight, pc, flags, depth, then depth pairs (function, call site), innermost first */
-static void stack(uint64_t count, uint64_t weight, uint64_t pc, uint32_t flags, int depth, ...)
-{
-	struct gmon_stack *k;
-	va_list ap;
-	cur->stacks = realloc(cur->stacks, (cur->nstacks + 1) * sizeof(*cur->stacks));
-	k = &cur->stacks[cur->nstacks++];
-	memset(k, 0, sizeof(*k));
-	k->count = count;
-	k->weight = weight;
-	k->pc = pc;
-	k->flags = flags;
-	k->depth = (uint32_t)depth;
-	k->frames = calloc(depth + 1, sizeof(struct gmon_frame));
-	va_start(ap, depth);
-	for (int i = 0; i < depth; i++) {
-		int f = va_arg(ap, int);
-		k->frames[i].func = fa(f);
-		k->frames[i].call_site = va_arg(ap, uint64_t);
-	}
-	va_end(ap);
-}
-
-static void thread(struct gmon_profile *p, uint32_t tid)
-{
-	p->samples = realloc(p->samples, (p->nsamples + 1) * sizeof(*p->samples));
-	cur = &p->samples[p->nsamples++];
-	memset(cur, 0, sizeof(*cur));
-	cur->tid = tid;
-}
-
-/* frames into one array per thread, as the decoder gives them */
-static void pack(struct gmon_samples *s)
-{
-	uint64_t n = 0, at = 0;
-	for (uint64_t i = 0; i < s->nstacks; i++)
-		n += s->stacks[i].depth;
-	s->nframes = n;
-	s->frames = calloc(n + 1, sizeof(struct gmon_frame));
-	for (uint64_t i = 0; i < s->nstacks; i++) {
-		struct gmon_stack *k = &s->stacks[i];
-		memcpy(s->frames + at, k->frames, k->depth * sizeof(struct gmon_frame));
-		free(k->frames);
-		k->frames = k->depth ? s->frames + at : NULL;
-		at += k->depth;
-	}
-}
+#include "spygen.h"
 
 int main(int argc, char **argv)
 {
 	struct gmon_profile p;
-	char err[256] = "out of memory";
-	uint8_t *buf;
-	size_t len;
 	const char *sc = argc > 1 ? argv[1] : "";
 	uint64_t ms = LIBC + 0x1500; /* main's call site in libc */
 
 	if (argc != 3)
 		return 1;
-	gmon_profile_init(&p);
-	p.hdr.tool = strdup("spygen");
-	p.hdr.abi = 2;
-	p.hdr.pid = 100;
-	p.hdr.mode = 1; /* arcs: no measured times, the samples weigh */
-	p.hdr.start_ns = 1000000000ull;
-	p.hdr.end_ns = 3000000000ull; /* two seconds */
-	p.hdr.tsc_hz = 1000000000ull;
-	p.hdr.error = strdup("");
-	p.hdr.argc = 1;
-	p.hdr.argv = calloc(1, sizeof(char *));
-	p.hdr.argv[0] = strdup("./syn");
-	p.nmodules = 3;
-	p.modules = calloc(3, sizeof(*p.modules));
-	p.modules[0] = (struct gmon_module){ 1, GMON_MOD_MAIN | GMON_MOD_INSTRUMENTED, 0, EXE, EXE + 0x10000,
-					     strdup("/nonexistent/spy-synthetic"), 0, NULL };
-	p.modules[1] = (struct gmon_module){ 2, 0, LIBC, LIBC, LIBC + 0x100000, strdup("/nonexistent/libc.so.6"), 0, NULL };
-	p.modules[2] = (struct gmon_module){ 3, 0, SPYRT, SPYRT, SPYRT + 0x10000, strdup("/nonexistent/libspyrt.so"), 0, NULL };
-	p.nfuncsets = 1;
-	p.funcsets = calloc(1, sizeof(*p.funcsets));
-	p.funcsets[0].module = 1;
-	p.funcsets[0].plugin_mode = 1;
-	p.funcsets[0].nr = NF;
-	p.funcsets[0].funcs = calloc(NF, sizeof(struct gmon_func));
-	for (int f = 0; f < NF; f++) /* main at syn.c:5, A at :15, B :25, C :35, D :45, U :55, T :65 */
-		p.funcsets[0].funcs[f] = (struct gmon_func){ fa(f), 0, 5 + 10 * (uint32_t)f, 1, strdup(names[f]), strdup("syn.c") };
-	p.nthreads = 2;
-	p.threads = calloc(2, sizeof(*p.threads));
-	p.threads[0] = (struct gmon_thread){ .tid = 100, .flags = GMON_THREAD_MAIN, .name = strdup("syn") };
-	p.threads[1] = (struct gmon_thread){ .tid = 101, .name = strdup("worker") };
-	p.threads[0].narcs = 1;
-	p.threads[0].arcs = calloc(1, sizeof(struct gmon_arc));
-	p.threads[0].arcs[0] = (struct gmon_arc){ ms, GMON_CALLER_NONE, fa(MAIN), 1, 0, 0 };
+	syn_profile(&p, 2, ms);
 	if (strcmp(sc, "nosamples") == 0)
 		goto write;
 	p.sampling = calloc(1, sizeof(*p.sampling));
@@ -150,10 +54,9 @@ int main(int argc, char **argv)
 		stack(15, 15000000, LIBC + 0x1234, 0, 4, U, fa(B) + 0x20, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
 		stack(5, 5000000, SPYRT + 0x100, GMON_STACK_RUNTIME, 3, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
 		stack(8, 8000000, 0, GMON_STACK_WAITING, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		pack(cur);
 		thread(&p, 101);
 		stack(12, 12000000, fa(U) + 0x10, 0, 2, U, fa(T) + 0x10, T, LIBC + 0x2000);
-		pack(cur);
+		thread(&p, 0);
 	} else if (strcmp(sc, "allocbytes") == 0) {
 		p.sampling->watch = GMON_WATCH_ALLOCBYTES;
 		p.sampling->taken = 5;
@@ -161,7 +64,7 @@ int main(int argc, char **argv)
 		/* malloc's return address is C's first byte: B's last call, so it is B's */
 		stack(3, 3000, fa(C), 0, 3, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
 		stack(2, 48, LIBC + 0x1235, 0, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		pack(cur);
+		thread(&p, 0);
 	} else if (strcmp(sc, "calls") == 0) {
 		p.sampling->watch = GMON_WATCH_CALLS;
 		free(p.sampling->target);
@@ -171,22 +74,16 @@ int main(int argc, char **argv)
 		stack(7, 7, fa(B) + 0x10, 0, 4, C, fa(B) + 0x10, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
 		/* the runtime's layout: FUNC's callers only, FUNC's call site as the PC */
 		stack(3, 3, fa(D) + 0x10, 0, 3, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		pack(cur);
+		thread(&p, 0);
 	} else {
 		return 1;
 	}
 write:
-	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
-		fprintf(stderr, "spygen: %s\n", err);
-		return 1;
-	}
-	free(buf);
-	gmon_profile_release(&p);
-	return 0;
+	return syn_write(&p, argv[2]);
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
 
 # section FILE TITLE: the lines of one section of the Spy report (between its tilde rows and the next)
 section() {

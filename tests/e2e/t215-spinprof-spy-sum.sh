@@ -1,6 +1,6 @@
 #!/bin/bash
 # t215: summed profiles sum their samples. Synthetic sampled profiles, written through gmon_encode by a
-# generator compiled here (as t206's), of one executable (binary gone) with main A B C D U T, libc and the
+# generator compiled here (on tests/e2e/spygen.h, as t206's), of one executable (binary gone) with main A B C D U T, libc and the
 # runtime as modules without symbols:
 #   a: wall at 1000 Hz, t206's stacks: thread 100 (6 stacks) and 101 (1 stack), totals 100 taken ...
 #   b: the same program loaded elsewhere (executable, libc and runtime at other addresses), wall at
@@ -18,88 +18,11 @@
 sp_setup
 
 cat >"$T/spygen.c" <<'EOF'
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "gmon-format.h"
-
-#define EXE 0x401000ull
-#define LIBC 0x7f0000000000ull
-#define SPYRT 0x7f1000000000ull
-enum { MAIN, A, B, C, D, U, T, NF };
-static const char *names[NF] = { "main", "A", "B", "C", "D", "U", "T" };
-static uint64_t exe = EXE, libc = LIBC, spyrt = SPYRT; /* load addresses: b moves them */
-static uint64_t fa(int f) { return exe + 0x100 * (uint64_t)f; }
-
-static struct gmon_samples *cur;
-/* one stack: count, pc, flags, depth, then depth pairs (function, call site), innermost first;
- * the weight is wall's: a millisecond a tick */
-static void stack(uint64_t count, uint64_t pc, uint32_t flags, int depth, ...)
-{
-	struct gmon_stack *k;
-	va_list ap;
-	cur->stacks = realloc(cur->stacks, (cur->nstacks + 1) * sizeof(*cur->stacks));
-	k = &cur->stacks[cur->nstacks++];
-	memset(k, 0, sizeof(*k));
-	k->count = count;
-	k->weight = count * 1000000;
-	k->pc = pc;
-	k->flags = flags;
-	k->depth = (uint32_t)depth;
-	k->frames = calloc(depth + 1, sizeof(struct gmon_frame));
-	va_start(ap, depth);
-	for (int i = 0; i < depth; i++) {
-		int f = va_arg(ap, int);
-		k->frames[i].func = fa(f);
-		k->frames[i].call_site = va_arg(ap, uint64_t);
-	}
-	va_end(ap);
-}
-
-/* a new thread's samples (after the previous one's frames are packed into one array) */
-static void thread(struct gmon_profile *p, uint32_t tid)
-{
-	if (cur) {
-		uint64_t n = 0, at = 0;
-		for (uint64_t i = 0; i < cur->nstacks; i++)
-			n += cur->stacks[i].depth;
-		cur->nframes = n;
-		cur->frames = calloc(n + 1, sizeof(struct gmon_frame));
-		for (uint64_t i = 0; i < cur->nstacks; i++) {
-			struct gmon_stack *k = &cur->stacks[i];
-			memcpy(cur->frames + at, k->frames, k->depth * sizeof(struct gmon_frame));
-			free(k->frames);
-			k->frames = k->depth ? cur->frames + at : NULL;
-			at += k->depth;
-		}
-	}
-	if (!tid)
-		return;
-	p->samples = realloc(p->samples, (p->nsamples + 1) * sizeof(*p->samples));
-	cur = &p->samples[p->nsamples++];
-	memset(cur, 0, sizeof(*cur));
-	cur->tid = tid;
-}
-
-static void sampling(struct gmon_profile *p, uint32_t watch, uint64_t hz, uint64_t divisor, const char *target)
-{
-	p->sampling = calloc(1, sizeof(*p->sampling));
-	p->sampling->watch = watch;
-	p->sampling->hz = hz;
-	p->sampling->divisor = divisor;
-	p->sampling->target = strdup(target);
-	p->sampling->start = strdup("");
-	p->sampling->stop = strdup("");
-}
+#include "spygen.h"
 
 int main(int argc, char **argv)
 {
 	struct gmon_profile p;
-	char err[256] = "out of memory";
-	uint8_t *buf;
-	size_t len;
 	const char *sc = argc > 1 ? argv[1] : "";
 
 	if (argc != 3)
@@ -110,40 +33,7 @@ int main(int argc, char **argv)
 		spyrt += 0x20000000;
 	}
 	uint64_t ms = libc + 0x1500; /* main's call site in libc */
-	gmon_profile_init(&p);
-	p.hdr.tool = strdup("spygen");
-	p.hdr.abi = 2;
-	p.hdr.pid = 100;
-	p.hdr.mode = 1; /* arcs: no measured times, the samples weigh */
-	p.hdr.start_ns = 1000000000ull;
-	p.hdr.end_ns = 3000000000ull; /* two seconds */
-	p.hdr.tsc_hz = 1000000000ull;
-	p.hdr.error = strdup("");
-	p.hdr.argc = 1;
-	p.hdr.argv = calloc(1, sizeof(char *));
-	p.hdr.argv[0] = strdup("./syn");
-	p.nmodules = 3;
-	p.modules = calloc(3, sizeof(*p.modules));
-	p.modules[0] = (struct gmon_module){ 1, GMON_MOD_MAIN | GMON_MOD_INSTRUMENTED, exe - EXE, exe, exe + 0x10000,
-					     strdup("/nonexistent/spy-synthetic"), 0, NULL };
-	p.modules[1] = (struct gmon_module){ 2, 0, libc, libc, libc + 0x100000, strdup("/nonexistent/libc.so.6"), 0, NULL };
-	p.modules[2] = (struct gmon_module){ 3, 0, spyrt, spyrt, spyrt + 0x10000, strdup("/nonexistent/libspyrt.so"), 0, NULL };
-	p.nfuncsets = 1;
-	p.funcsets = calloc(1, sizeof(*p.funcsets));
-	p.funcsets[0].module = 1;
-	p.funcsets[0].plugin_mode = 1;
-	p.funcsets[0].nr = NF;
-	p.funcsets[0].funcs = calloc(NF, sizeof(struct gmon_func));
-	for (int f = 0; f < NF; f++)
-		p.funcsets[0].funcs[f] = (struct gmon_func){ fa(f), 0, 5 + 10 * (uint32_t)f, 1, strdup(names[f]), strdup("syn.c") };
-	p.nthreads = 3;
-	p.threads = calloc(3, sizeof(*p.threads));
-	p.threads[0] = (struct gmon_thread){ .tid = 100, .flags = GMON_THREAD_MAIN, .name = strdup("syn") };
-	p.threads[1] = (struct gmon_thread){ .tid = 101, .name = strdup("worker") };
-	p.threads[2] = (struct gmon_thread){ .tid = 102, .name = strdup("other") };
-	p.threads[0].narcs = 1;
-	p.threads[0].arcs = calloc(1, sizeof(struct gmon_arc));
-	p.threads[0].arcs[0] = (struct gmon_arc){ ms, GMON_CALLER_NONE, fa(MAIN), 1, 0, 0 };
+	syn_profile(&p, 3, ms);
 	if (strcmp(sc, "a") == 0) {
 		sampling(&p, GMON_WATCH_WALL, 1000, 1, "");
 		p.sampling->expected = 120;
@@ -156,14 +46,14 @@ int main(int argc, char **argv)
 		p.sampling->alloc_bytes = 4096;
 		p.sampling->handler_cycles = 15000000;
 		thread(&p, 100);
-		stack(30, fa(C) + 0x10, 0, 4, C, fa(B) + 0x10, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(20, fa(C) + 0x20, 0, 4, C, fa(D) + 0x10, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(10, fa(A) + 0x30, 0, 2, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(15, libc + 0x1234, 0, 4, U, fa(B) + 0x20, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(5, spyrt + 0x100, GMON_STACK_RUNTIME, 3, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(8, 0, GMON_STACK_WAITING, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(30, 30000000, fa(C) + 0x10, 0, 4, C, fa(B) + 0x10, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(20, 20000000, fa(C) + 0x20, 0, 4, C, fa(D) + 0x10, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(10, 10000000, fa(A) + 0x30, 0, 2, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(15, 15000000, libc + 0x1234, 0, 4, U, fa(B) + 0x20, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(5, 5000000, spyrt + 0x100, GMON_STACK_RUNTIME, 3, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(8, 8000000, 0, GMON_STACK_WAITING, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
 		thread(&p, 101);
-		stack(12, fa(U) + 0x10, 0, 2, U, fa(T) + 0x10, T, libc + 0x2000);
+		stack(12, 12000000, fa(U) + 0x10, 0, 2, U, fa(T) + 0x10, T, libc + 0x2000);
 		thread(&p, 0);
 	} else if (strcmp(sc, "b") == 0) {
 		sampling(&p, GMON_WATCH_WALL, 1000, 1, "");
@@ -179,11 +69,11 @@ int main(int argc, char **argv)
 		p.sampling->handler_cycles = 5000000;
 		thread(&p, 100);
 		/* a's first and waiting stacks, at b's addresses; then B's own PC */
-		stack(4, fa(C) + 0x10, 0, 4, C, fa(B) + 0x10, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(3, 0, GMON_STACK_WAITING, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
-		stack(25, fa(B) + 0x30, 0, 3, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(4, 4000000, fa(C) + 0x10, 0, 4, C, fa(B) + 0x10, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(3, 3000000, 0, GMON_STACK_WAITING, 4, U, fa(D) + 0x20, D, fa(A) + 0x20, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(25, 25000000, fa(B) + 0x30, 0, 3, B, fa(A) + 0x10, A, fa(MAIN) + 0x10, MAIN, ms);
 		thread(&p, 102);
-		stack(8, libc + 0x1234, 0, 2, U, fa(T) + 0x18, T, libc + 0x2000);
+		stack(8, 8000000, libc + 0x1234, 0, 2, U, fa(T) + 0x18, T, libc + 0x2000);
 		thread(&p, 0);
 	} else if (strcmp(sc, "cpu") == 0 || strcmp(sc, "wall500") == 0 || strcmp(sc, "div2") == 0 ||
 		   strcmp(sc, "callsC") == 0 || strcmp(sc, "callsD") == 0) {
@@ -193,22 +83,16 @@ int main(int argc, char **argv)
 			 strcmp(sc, "div2") == 0 ? 2 : 1, calls ? sc + 5 : "");
 		p.sampling->taken = 1;
 		thread(&p, 100);
-		stack(1, fa(A) + 0x30, 0, 2, A, fa(MAIN) + 0x10, MAIN, ms);
+		stack(1, 1000000, fa(A) + 0x30, 0, 2, A, fa(MAIN) + 0x10, MAIN, ms);
 		thread(&p, 0);
 	} else if (strcmp(sc, "nosamples") != 0) {
 		return 1;
 	}
-	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
-		fprintf(stderr, "spygen: %s\n", err);
-		return 1;
-	}
-	free(buf);
-	gmon_profile_release(&p);
-	return 0;
+	return syn_write(&p, argv[2]);
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
 
 for s in a b cpu wall500 div2 callsC callsD nosamples; do
 	"$T/spygen" $s "$T/$s.out" || { echo "Bail out! spygen $s failed"; exit 1; }
