@@ -88,6 +88,7 @@ by_addr2line() {
 }
 check "lines.c's rows have the percentages of the ticks addr2line puts on their lines" by_addr2line
 leaders() {
+	[ -z "$SPY_TSAN" ] || return 0
 	local la lb
 	la=$(grep -n 'hot-a' "$T/lines.c" | cut -d: -f1)
 	lb=$(grep -n 'hot-b' "$T/lines.c" | cut -d: -f1)
@@ -96,7 +97,7 @@ leaders() {
 		NR == 2 && !($(NF - 1) == "a" && $NF == "(lines.c:" la ")") { bad = 1 }
 		END { exit bad }'
 }
-check "the marked lines lead, b's (twice the work) first, under their functions' names" leaders
+check "the marked lines lead, b's (twice the work) first, under their functions' names$(tsan_skip "$TSAN_DELAYS_SIGNALS": the loops make no intercepted call, so the ticks land after them)" leaders
 check "the percentages add up to 100" eval "awk 'NR > 5 && NF { s += \$1 } END { print s; exit !(s > 99.8 && s < 100.2) }' '$P.txt'"
 no_samples() {
 	RT_ENV="SPYRT_WATCH=none" rt_run "$P" 1000 || return 1
