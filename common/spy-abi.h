@@ -18,8 +18,9 @@
  *    and calls __spy_arc_miss for everything else.
  * 7: in code for an executable (-fPIE or not PIC), that asm reads the thread's state from the
  *    program's own copy, SPY_THREAD_EXE_SYMBOL (local-exec: no load of its offset from the GOT),
- *    which __spy_register_unit gets as a fourth argument; the depth is stored before the new frame
- *    only when frames were dropped. */
+ *    which __spy_register_unit gets as a fourth argument, and the counter the slab pointer from
+ *    SPY_COUNTS_EXE_SYMBOL next to it; the depth is stored before the new frame only when frames
+ *    were dropped. */
 #define SPY_ABI_VERSION 7
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
@@ -80,6 +81,14 @@ struct spy_func {
  *
  * __spy_counts_slow_all returns what __spy_counts_slow returns and keeps every
  * other register (spy-stub.h), since the asm declares only rax, rN and the flags.
+ * Since ABI 7, code for an executable (-fPIE, or not PIC) reads the program's own copy of the
+ * pointer instead, one %fs-relative load with no offset from the GOT (SPY_COUNTS_EXE_SYMBOL, below),
+ * and calls the stub by its other name:
+ *
+ *	movq %fs:__spy_counts_exe@tpoff, %rax
+ *	testq %rax, %rax; jnz 1f
+ *	lea -128(%rsp), %rsp; call __spy_counts_slow_in_libspyrt@PLT; lea 128(%rsp), %rsp
+ *  1:	movq slot(%rip), %rN; addq $1, (%rax,%rN,8)
  *
  * Slot 0 belongs to functions whose unit is not registered yet; the runtime
  * hands out slots from 1 at registration and keeps the slabs of exited
@@ -145,9 +154,10 @@ struct spy_func {
  *
  * ABI 7: code for an executable (-fPIE, or not PIC) reads t from SPY_THREAD_EXE_SYMBOL instead,
  *	movq %fs:__spy_thread_exe@tpoff, t
- * a hidden __thread pointer that each such unit defines in a COMDAT group of that name (the linker
- * keeps one), in .tdata, pointing at a word that is not zero (held: every new thread's inline code
- * misses until the runtime writes its copy), and passes to __spy_register_unit as its fourth
+ * a hidden __thread pointer that each such unit (of either mode) defines in a COMDAT group of that
+ * name (the linker keeps one), in .tdata, pointing at a word that is not zero (held: every new
+ * thread's inline code misses until the runtime writes its copy), followed by SPY_COUNTS_EXE_SYMBOL
+ * (the slab pointer's copy, NULL: the counter's slow path), and passes to __spy_register_unit as its fourth
  * argument (its address in the registering thread; NULL from other units). The runtime writes the
  * copy wherever it sets the thread's state (in every thread: its offset from the thread pointer is
  * the same), and again in __spy_arc_miss (threads that started before the unit registered).
@@ -161,6 +171,12 @@ struct spy_func {
  */
 #define SPY_THREAD_SYMBOL "__spy_thread_in_libspyrt"
 #define SPY_THREAD_EXE_SYMBOL "__spy_thread_exe"
+/* ABI 7: the slab pointer's copy, 8 bytes after SPY_THREAD_EXE_SYMBOL in the same group (first NULL),
+ * which the counter of code for an executable reads local-exec; its slow path then calls
+ * __spy_counts_slow_all by the name SPY_COUNTS_SLOW_IN_SYMBOL, the first undefined reference of an
+ * instrumented object linked without libspyrt. */
+#define SPY_COUNTS_EXE_SYMBOL "__spy_counts_exe"
+#define SPY_COUNTS_SLOW_IN_SYMBOL "__spy_counts_slow_in_libspyrt"
 #define SPY_ARC_MISS_SYMBOL "__spy_arc_miss"
 #define SPY_T_HELD 0       /* uint32_t: nonzero, the hooks' slow path */
 #define SPY_T_STACK 8      /* struct spy_frame *: the shadow stack, a sentinel frame at [-1] */

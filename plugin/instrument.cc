@@ -678,6 +678,43 @@ static void spy_insert_arc_tails(function *fun)
 	}
 }
 
+/*
+ * ABI 7: in code for an executable (-fPIE or not PIC, where GCC itself takes a TLS variable defined in
+ * the program as local-exec), the inline code reads the thread's state from a copy of its own,
+ * SPY_THREAD_EXE_SYMBOL, that every unit defines in one COMDAT group (the linker keeps one) and
+ * registers (the fourth argument of __spy_register_unit); the runtime writes the copy whenever it
+ * sets the thread's state. One %fs-relative load instead of loading the variable's offset from the
+ * GOT first: a symbol defined in libspyrt.so has no offset known at link time. Its first value, in
+ * every new thread, points at a word that is not zero, so the inline code misses until the runtime
+ * writes it.
+ */
+static bool spy_thread_exe_p(void)
+{
+	return flag_pie || !flag_pic;
+}
+
+static bool spy_thread_exe_emitted;
+
+static void spy_emit_thread_exe(void)
+{
+	FILE *f = asm_out_file;
+	const char *sym = SPY_THREAD_EXE_SYMBOL;
+
+	if (spy_thread_exe_emitted)
+		return;
+	spy_thread_exe_emitted = true;
+	fprintf(f, "\t.pushsection .tdata.%s,\"awTG\",@progbits,%s,comdat\n", sym, sym);
+	fprintf(f, "\t.balign 16\n\t.globl %s\n\t.hidden %s\n\t.type %s, @object\n\t.size %s, 8\n", sym, sym,
+		sym, sym);
+	fprintf(f, "%s:\n\t.quad .Lspy_held_%s\n", sym, sym);
+	/* the slab pointer's copy, next to it: NULL until the runtime writes it */
+	fprintf(f, "\t.globl %s\n\t.hidden %s\n\t.type %s, @object\n\t.size %s, 8\n%s:\n\t.quad 0\n",
+		SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL,
+		SPY_COUNTS_EXE_SYMBOL);
+	fprintf(f, "\t.section .rodata.%s,\"aG\",@progbits,%s,comdat\n", sym, sym);
+	fprintf(f, "\t.balign 8\n.Lspy_held_%s:\n\t.long 1, 0\n\t.popsection\n", sym);
+}
+
 /* The counter as the one asm statement of spy-abi.h, where the target allows it: x86-64 with
  * %fs-relative TLS, and not the large code models (whose TLS sequences differ). */
 static gimple *spy_count_asm(tree slot)
@@ -692,6 +729,16 @@ static gimple *spy_count_asm(tree slot)
 				   "lea 128(%%rsp), %%rsp\n"
 				   "1:\tmovq %2, %1\n\t"
 				   "addq $1, (%0,%1,8)";
+	/* ABI 7, code for an executable: the program's own copy of the slab pointer, local-exec */
+	static const char tmpl_exe[] = "movq %%fs:" SPY_COUNTS_EXE_SYMBOL "@tpoff, %0\n\t"
+				       "testq %0, %0\n\t"
+				       "jnz 1f\n\t"
+				       "lea -128(%%rsp), %%rsp\n\t"
+				       "call " SPY_COUNTS_SLOW_IN_SYMBOL "@PLT\n\t"
+				       "lea 128(%%rsp), %%rsp\n"
+				       "1:\tmovq %2, %1\n\t"
+				       "addq $1, (%0,%1,8)";
+	bool exe;
 	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
 	tree p = make_ssa_name(ptr_type_node), i = make_ssa_name(uint64_type_node);
 	gasm *stmt;
@@ -703,7 +750,10 @@ static gimple *spy_count_asm(tree slot)
 	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(4, "=&r")), i));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
 	vec_safe_push(clobbers, build_tree_list(NULL_TREE, build_string(3, "cc")));
-	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, NULL);
+	exe = spy_thread_exe_p();
+	if (exe)
+		spy_emit_thread_exe();
+	stmt = gimple_build_asm_vec(ggc_strdup(exe ? tmpl_exe : tmpl), in, out, clobbers, NULL);
 	gimple_asm_set_volatile(stmt, true);
 	SSA_NAME_DEF_STMT(p) = stmt;
 	SSA_NAME_DEF_STMT(i) = stmt;
@@ -734,39 +784,6 @@ static bool spy_arc_inline_p(void)
 #else
 	return false;
 #endif
-}
-
-/*
- * ABI 7: in code for an executable (-fPIE or not PIC, where GCC itself takes a TLS variable defined in
- * the program as local-exec), the inline code reads the thread's state from a copy of its own,
- * SPY_THREAD_EXE_SYMBOL, that every unit defines in one COMDAT group (the linker keeps one) and
- * registers (the fourth argument of __spy_register_unit); the runtime writes the copy whenever it
- * sets the thread's state. One %fs-relative load instead of loading the variable's offset from the
- * GOT first: a symbol defined in libspyrt.so has no offset known at link time. Its first value, in
- * every new thread, points at a word that is not zero, so the inline code misses until the runtime
- * writes it.
- */
-static bool spy_thread_exe_p(void)
-{
-	return flag_pie || !flag_pic;
-}
-
-static bool spy_thread_exe_emitted;
-
-static void spy_emit_thread_exe(void)
-{
-	FILE *f = asm_out_file;
-	const char *sym = SPY_THREAD_EXE_SYMBOL;
-
-	if (spy_thread_exe_emitted)
-		return;
-	spy_thread_exe_emitted = true;
-	fprintf(f, "\t.pushsection .tdata.%s,\"awTG\",@progbits,%s,comdat\n", sym, sym);
-	fprintf(f, "\t.balign 8\n\t.globl %s\n\t.hidden %s\n\t.type %s, @object\n\t.size %s, 8\n", sym, sym,
-		sym, sym);
-	fprintf(f, "%s:\n\t.quad .Lspy_held_%s\n", sym, sym);
-	fprintf(f, "\t.section .rodata.%s,\"aG\",@progbits,%s,comdat\n", sym, sym);
-	fprintf(f, "\t.balign 8\n.Lspy_held_%s:\n\t.long 1, 0\n\t.popsection\n", sym);
 }
 
 static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)

@@ -45,6 +45,21 @@ static inline void exe_copies_write(struct spy_thread *t)
 		__atomic_store_n((struct spy_thread **)(void *)(tp + exe_copy_off[i]), t, __ATOMIC_RELAXED);
 }
 
+/* The copies of the slab pointer, 8 bytes after each (spy-abi.h, SPY_COUNTS_EXE_SYMBOL). */
+uint64_t *spy_counts_set(uint64_t *c)
+{
+	uint32_t n = __atomic_load_n(&exe_copies, __ATOMIC_ACQUIRE);
+	char *tp;
+
+	__spy_counts = c;
+	if (likely(!n))
+		return c;
+	tp = thread_pointer();
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n((uint64_t **)(void *)(tp + exe_copy_off[i] + 8), c, __ATOMIC_RELAXED);
+	return c;
+}
+
 void spy_tls_set(struct spy_thread *t)
 {
 	/* the copies held while the two differ: a program's signal handler in between misses, and its
@@ -72,6 +87,8 @@ void spy_thread_exe_add(void *addr)
 	exe_copy_off[n] = off;
 	__atomic_store_n(&exe_copies, n + 1, __ATOMIC_RELEASE);
 	exe_copies_write(spy_tls_thread);
+	if (__spy_counts)
+		spy_counts_set(__spy_counts);
 }
 
 /*

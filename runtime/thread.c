@@ -440,7 +440,7 @@ static void thread_retire(struct spy_thread *t)
 	}
 	pthread_mutex_unlock(&spy_lock);
 	/* counts made by destructors that run after this one land here, not in freed memory */
-	__spy_counts = spy_graveyard;
+	spy_counts_set(spy_graveyard);
 }
 
 static void thread_dtor(void *p)

@@ -5,10 +5,11 @@
 # executable's functions K times: counts and arcs exact by construction, and an interposed
 # __spy_arc_miss sees only a handful of misses per thread (the copy written at the thread's first
 # miss, then the inline path hits). Linked with libspyrt.so and with libspyrt.a (there the runtime's
-# own variable and the copy are two variables of one executable).
+# own variable and the copy are two variables of one executable). mode=count's counter reads the
+# executable's copy of the slab pointer: the same threads' counts exact.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 3
+tap_plan 4
 
 ARCS=-fplugin-arg-spyinstr-mode=arcs
 K=100000 N=3
@@ -150,6 +151,21 @@ static() {
 	NOPRELOAD=1 run "$T/main-static"
 }
 check "libspyrt.a: the same (the misses counted through ld --wrap)" static
+
+# mode=count: the counter reads the executable's copy of the slab pointer (__spy_counts_exe), NULL in
+# each thread until its first count's slow path, which writes it
+count() {
+	rt_cc "$T/main-count" "$CC" -fplugin-arg-spyinstr-mode=count "$T/main.c" -L"$T" -learly \
+		-Wl,-rpath,"$T" || return 1
+	readelf -Ws "$T/main-count" | awk '$4 == "TLS" && $7 != "UND" && $8 == "__spy_counts_exe"' | grep -q . &&
+		! nm -u "$T/main-count" | grep -q '__spy_counts_in_libspyrt' ||
+		{ echo "main-count:"; readelf -Ws "$T/main-count" | grep spy_counts; return 1; }
+	RT_ENV=SPYRT_MODE=count rt_run "$T/main-count" $K $N || return 1
+	rt_facts "$T/main-count.out" >"$T/main-count.facts"
+	expect | grep -v '^arc' >"$T/main-count.expect"
+	rt_compare "$T/main-count.expect" "$T/main-count.facts"
+}
+check "mode=count: the executable's copy of the slab pointer, every thread's counts exact" count
 
 # -fPIC code for a shared object keeps reading libspyrt's variable (initial-exec): no copy defined
 pic() {
