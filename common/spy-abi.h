@@ -154,7 +154,7 @@ struct spy_func {
  *
  * ABI 7: code for an executable (-fPIE, or not PIC) reads t from SPY_THREAD_EXE_SYMBOL instead,
  *	movq %fs:__spy_thread_exe@tpoff, t
- * a hidden __thread pointer that each such unit (of either mode) defines in a COMDAT group of that
+ * a hidden __thread pointer that each such unit (of any mode) defines in a COMDAT group of that
  * name (the linker keeps one), in .tdata, pointing at a word that is not zero (held: every new
  * thread's inline code misses until the runtime writes its copy), followed by SPY_COUNTS_EXE_SYMBOL
  * (the slab pointer's copy, NULL: the counter's slow path), and passes to __spy_register_unit as its fourth
