@@ -58,7 +58,7 @@ variants=(
 	"spy count, libspyrt.so|SPYRT_MODE=count|./spy-count-so"
 	"spy hooks inserted, SPYRT_MODE=count|SPYRT_MODE=count|./spy-hooks"
 	"spy hooks called, empty bodies (floor)||./spy-empty"
-	"spy arcs (mode=arcs: inline, ABI 6)|SPYRT_MODE=arcs|./spy-arcs"
+	"spy arcs (mode=arcs: inline, ABI 7)|SPYRT_MODE=arcs|./spy-arcs"
 	"spy arcs, libspyrt.so|SPYRT_MODE=arcs|./spy-arcs-so"
 	"spy arcs, mode=time build (both hooks)|SPYRT_MODE=arcs|./spy-hooks"
 	"spy time|SPYRT_MODE=time|./spy-hooks"
@@ -151,7 +151,7 @@ goal() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # linked statically, the workload's own time (the goals of the first round)
 cnt=$(ratio "${best["spy count"]}" "$base")
-arcs=$(ratio "${best["spy arcs (mode=arcs: inline, ABI 6)"]}" "$base")
+arcs=$(ratio "${best["spy arcs (mode=arcs: inline, ABI 7)"]}" "$base")
 tx=$(awk -v t="${best["spy time"]}" -v b="$base" -v c="$calls" 'BEGIN { printf "%.2f", (t - b) / c }')
 tlim=$(awk -v s="$best_tsc" 'BEGIN { printf "%.2f", 2 * s + 5 }')
 goal "spy count ${cnt}x <= 2x" "$(awk -v r="$cnt" 'BEGIN { print (r <= 2) }')"

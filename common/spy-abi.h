@@ -15,8 +15,13 @@
  *    modes time and arcs.
  * 6: mode=arcs on x86-64 inlines __spy_arc's common case (SPY_ARC_INLINE below), an asm statement
  *    that reads the thread's state through SPY_THREAD_SYMBOL and a per-thread, per-function cache,
- *    and calls __spy_arc_miss for everything else. */
-#define SPY_ABI_VERSION 6
+ *    and calls __spy_arc_miss for everything else.
+ * 7: in code for an executable (-fPIE or not PIC), that asm reads the thread's state from the
+ *    program's own copy, SPY_THREAD_EXE_SYMBOL (local-exec: no load of its offset from the GOT),
+ *    which __spy_register_unit gets as a fourth argument, and the counter the slab pointer from
+ *    SPY_COUNTS_EXE_SYMBOL next to it; the depth is stored before the new frame only when frames
+ *    were dropped. */
+#define SPY_ABI_VERSION 7
 
 /* What the plugin inserted (-fplugin-arg-spyinstr-mode=). */
 enum spy_mode {
@@ -76,6 +81,14 @@ struct spy_func {
  *
  * __spy_counts_slow_all returns what __spy_counts_slow returns and keeps every
  * other register (spy-stub.h), since the asm declares only rax, rN and the flags.
+ * Since ABI 7, code for an executable (-fPIE, or not PIC) reads the program's own copy of the
+ * pointer instead, one %fs-relative load with no offset from the GOT (SPY_COUNTS_EXE_SYMBOL, below),
+ * and calls the stub by its other name:
+ *
+ *	movq %fs:__spy_counts_exe@tpoff, %rax
+ *	testq %rax, %rax; jnz 1f
+ *	lea -128(%rsp), %rsp; call __spy_counts_slow_in_libspyrt@PLT; lea 128(%rsp), %rsp
+ *  1:	movq slot(%rip), %rN; addq $1, (%rax,%rN,8)
  *
  * Slot 0 belongs to functions whose unit is not registered yet; the runtime
  * hands out slots from 1 at registration and keeps the slabs of exited
@@ -131,11 +144,23 @@ struct spy_func {
  *	cs = the return address below the CFA;  w = the way of e whose call_site is cs, else miss
  *	drop the top frames whose key (frame's sp) is at or below key = (cfa - 8) | 1 and is odd, as
  *	__spy_arc does; a frame at or below key with bit 0 clear (ended by exit hooks, or with a tail
- *	call pending): miss. n = the depth left, top = the frame below the new one (the sentinel at
- *	depth 0); top->self != w->caller or n >= t->stack_max: miss. n == w->depth: n = w->depth.
+ *	call pending): miss. n = the depth left; when frames were dropped, t->depth = n (before the
+ *	new frame is written: a signal's sample reads the stack). top = the frame below the new one
+ *	(the sentinel at depth 0); top->self != w->caller or n >= t->stack_max: miss.
+ *	n == w->depth: n = w->depth.
  *	*w->count += 1; t->counts[slot] += 1;
- *	t->depth = n; frame n = {self: &fn, sp: key, call_site: cs};
- *	t->depth = n + 1                       (in this order: a signal's sample reads the stack)
+ *	frame n = {self: &fn, sp: key, call_site: cs};
+ *	t->depth = n + 1                       (in this order)
+ *
+ * ABI 7: code for an executable (-fPIE, or not PIC) reads t from SPY_THREAD_EXE_SYMBOL instead,
+ *	movq %fs:__spy_thread_exe@tpoff, t
+ * a hidden __thread pointer that each such unit (of any mode) defines in a COMDAT group of that
+ * name (the linker keeps one), in .tdata, pointing at a word that is not zero (held: every new
+ * thread's inline code misses until the runtime writes its copy), followed by SPY_COUNTS_EXE_SYMBOL
+ * (the slab pointer's copy, NULL: the counter's slow path), and passes to __spy_register_unit as its fourth
+ * argument (its address in the registering thread; NULL from other units). The runtime writes the
+ * copy wherever it sets the thread's state (in every thread: its offset from the thread pointer is
+ * the same), and again in __spy_arc_miss (threads that started before the unit registered).
  *
  * The runtime fills the cache entry (slot 0's never matches: its call_site stays 0) in
  * __spy_arc_miss only after a call it counted and pushed as that asm would have, with a fast path
@@ -145,6 +170,13 @@ struct spy_func {
  * runtime's (checked there by static assertions): the inserted code is compiled against them.
  */
 #define SPY_THREAD_SYMBOL "__spy_thread_in_libspyrt"
+#define SPY_THREAD_EXE_SYMBOL "__spy_thread_exe"
+/* ABI 7: the slab pointer's copy, 8 bytes after SPY_THREAD_EXE_SYMBOL in the same group (first NULL),
+ * which the counter of code for an executable reads local-exec; its slow path then calls
+ * __spy_counts_slow_all by the name SPY_COUNTS_SLOW_IN_SYMBOL, the first undefined reference of an
+ * instrumented object linked without libspyrt. */
+#define SPY_COUNTS_EXE_SYMBOL "__spy_counts_exe"
+#define SPY_COUNTS_SLOW_IN_SYMBOL "__spy_counts_slow_in_libspyrt"
 #define SPY_ARC_MISS_SYMBOL "__spy_arc_miss"
 #define SPY_T_HELD 0       /* uint32_t: nonzero, the hooks' slow path */
 #define SPY_T_STACK 8      /* struct spy_frame *: the shadow stack, a sentinel frame at [-1] */
@@ -212,7 +244,9 @@ void __spy_tail(void *self, void *callee, void *cfa);
 /* Called by a constructor in every instrumented translation unit with its
  * module's record array, so a module may register several times: the runtime
  * keeps the first and ignores repeats of the same begin. */
-void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag);
+/* thread_exe: ABI 7's SPY_THREAD_EXE_SYMBOL, or NULL; read only from units of ABI 7 and later (older
+ * ones pass three arguments). */
+void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag, void *thread_exe);
 /* Called by the matching destructor (exit, dlclose). */
 void __spy_unregister_unit(struct spy_func *begin, struct spy_func *end);
 #ifdef __cplusplus

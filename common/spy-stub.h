@@ -18,6 +18,9 @@
 		"\t.globl __spy_counts_slow_all\n"                                       \
 		"\t.type __spy_counts_slow_all, @function\n"                             \
 		"__spy_counts_slow_all:\n"                                               \
+		"\t.globl __spy_counts_slow_in_libspyrt\n"                               \
+		"\t.type __spy_counts_slow_in_libspyrt, @function\n"                     \
+		"__spy_counts_slow_in_libspyrt:\n"                                       \
 		"\t.cfi_startproc\n"                                                     \
 		"\tpush %rbp\n"                                                          \
 		"\t.cfi_def_cfa_offset 16\n"                                             \

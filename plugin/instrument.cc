@@ -106,7 +106,7 @@ void spy_build_decls(void)
 									     ptr_type_node, u64p, NULL_TREE));
 	spy_register_decl = spy_runtime_fn(
 		SPY_REGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node,
-							      uint32_type_node, NULL_TREE));
+							      uint32_type_node, ptr_type_node, NULL_TREE));
 	spy_unregister_decl =
 		spy_runtime_fn(SPY_UNREGISTER_SYMBOL, build_function_type_list(void_type_node, ptr_type_node,
 									       ptr_type_node, NULL_TREE));
@@ -678,6 +678,43 @@ static void spy_insert_arc_tails(function *fun)
 	}
 }
 
+/*
+ * ABI 7: in code for an executable (-fPIE or not PIC, where GCC itself takes a TLS variable defined in
+ * the program as local-exec), the inline code reads the thread's state from a copy of its own,
+ * SPY_THREAD_EXE_SYMBOL, that every unit defines in one COMDAT group (the linker keeps one) and
+ * registers (the fourth argument of __spy_register_unit); the runtime writes the copy whenever it
+ * sets the thread's state. One %fs-relative load instead of loading the variable's offset from the
+ * GOT first: a symbol defined in libspyrt.so has no offset known at link time. Its first value, in
+ * every new thread, points at a word that is not zero, so the inline code misses until the runtime
+ * writes it.
+ */
+static bool spy_thread_exe_p(void)
+{
+	return flag_pie || !flag_pic;
+}
+
+static bool spy_thread_exe_emitted;
+
+static void spy_emit_thread_exe(void)
+{
+	FILE *f = asm_out_file;
+	const char *sym = SPY_THREAD_EXE_SYMBOL;
+
+	if (spy_thread_exe_emitted)
+		return;
+	spy_thread_exe_emitted = true;
+	fprintf(f, "\t.pushsection .tdata.%s,\"awTG\",@progbits,%s,comdat\n", sym, sym);
+	fprintf(f, "\t.balign 16\n\t.globl %s\n\t.hidden %s\n\t.type %s, @object\n\t.size %s, 8\n", sym, sym,
+		sym, sym);
+	fprintf(f, "%s:\n\t.quad .Lspy_held_%s\n", sym, sym);
+	/* the slab pointer's copy, next to it: NULL until the runtime writes it */
+	fprintf(f, "\t.globl %s\n\t.hidden %s\n\t.type %s, @object\n\t.size %s, 8\n%s:\n\t.quad 0\n",
+		SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL, SPY_COUNTS_EXE_SYMBOL,
+		SPY_COUNTS_EXE_SYMBOL);
+	fprintf(f, "\t.section .rodata.%s,\"aG\",@progbits,%s,comdat\n", sym, sym);
+	fprintf(f, "\t.balign 8\n.Lspy_held_%s:\n\t.long 1, 0\n\t.popsection\n", sym);
+}
+
 /* The counter as the one asm statement of spy-abi.h, where the target allows it: x86-64 with
  * %fs-relative TLS, and not the large code models (whose TLS sequences differ). */
 static gimple *spy_count_asm(tree slot)
@@ -692,6 +729,16 @@ static gimple *spy_count_asm(tree slot)
 				   "lea 128(%%rsp), %%rsp\n"
 				   "1:\tmovq %2, %1\n\t"
 				   "addq $1, (%0,%1,8)";
+	/* ABI 7, code for an executable: the program's own copy of the slab pointer, local-exec */
+	static const char tmpl_exe[] = "movq %%fs:" SPY_COUNTS_EXE_SYMBOL "@tpoff, %0\n\t"
+				       "testq %0, %0\n\t"
+				       "jnz 1f\n\t"
+				       "lea -128(%%rsp), %%rsp\n\t"
+				       "call " SPY_COUNTS_SLOW_IN_SYMBOL "@PLT\n\t"
+				       "lea 128(%%rsp), %%rsp\n"
+				       "1:\tmovq %2, %1\n\t"
+				       "addq $1, (%0,%1,8)";
+	bool exe;
 	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL;
 	tree p = make_ssa_name(ptr_type_node), i = make_ssa_name(uint64_type_node);
 	gasm *stmt;
@@ -703,7 +750,10 @@ static gimple *spy_count_asm(tree slot)
 	vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(4, "=&r")), i));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "m")), slot));
 	vec_safe_push(clobbers, build_tree_list(NULL_TREE, build_string(3, "cc")));
-	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, NULL);
+	exe = spy_thread_exe_p();
+	if (exe)
+		spy_emit_thread_exe();
+	stmt = gimple_build_asm_vec(ggc_strdup(exe ? tmpl_exe : tmpl), in, out, clobbers, NULL);
 	gimple_asm_set_volatile(stmt, true);
 	SSA_NAME_DEF_STMT(p) = stmt;
 	SSA_NAME_DEF_STMT(i) = stmt;
@@ -740,9 +790,11 @@ static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 {
 #ifdef TARGET_X32
 	/* clang-format off */
+	/* the thread: the executable's own copy, local-exec (one load), else libspyrt's, initial-exec */
+	static const char head_exe[] = "movq %%fs:" SPY_THREAD_EXE_SYMBOL "@tpoff, %0\n\t";
+	static const char head_ie[] = "movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
+				      "movq %%fs:(%0), %0\n\t";
 	static const char tmpl[] =
-		"movq " SPY_THREAD_SYMBOL "@gottpoff(%%rip), %0\n\t"
-		"movq %%fs:(%0), %0\n\t"
 		"cmpl $0, " SPY_STR(SPY_T_HELD) "(%0)\n\t"
 		"jne %l9\n\t"
 		"movq %6, %2\n\t"
@@ -766,7 +818,10 @@ static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 		"subq $(1 << " SPY_STR(SPY_FRAME_SHIFT) "), %1\n\t"
 		"subl $1, %k3\n\t"
 		"cmpq %4, -(1 << " SPY_STR(SPY_FRAME_SHIFT) ") + " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
-		"jbe 1b\n"
+		"jbe 1b\n\t"
+		/* the depth without the dropped frames, before the new frame is written (a signal's
+		 * sample reads the stack); when none was dropped the depth stands as it is */
+		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n"
 		/* the same depth as the cache's: stored from there, no chain through t->depth */
 		"2:\tcmpl 24(%2), %k3\n\t"
 		"jne 4f\n\t"
@@ -781,7 +836,6 @@ static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 		"movq " SPY_STR(SPY_T_COUNTS) "(%0), %2\n\t"
 		"movq %6, %5\n\t"
 		"addq $1, (%2,%5,8)\n\t" /* the counter */
-		"movl %k3, " SPY_STR(SPY_T_DEPTH) "(%0)\n\t"
 		"movq %4, " SPY_STR(SPY_FRAME_SP) "(%1)\n\t"
 		"movq %8, " SPY_STR(SPY_FRAME_SELF) "(%1)\n\t"
 		"movq -1(%4), %5\n\t"
@@ -792,6 +846,8 @@ static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 	static const char *const outs[] = { "=&r", "=&r", "=&r", "=&r", "=r", "=&r" };
 	vec<tree, va_gc> *in = NULL, *out = NULL, *clobbers = NULL, *labels = NULL;
 	gasm *stmt;
+	char *text;
+	bool exe;
 
 	if (!spy_arc_inline_p())
 		return NULL;
@@ -807,7 +863,12 @@ static gasm *spy_arc_asm(tree slot, tree key, tree self, tree miss_label)
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "4")), key));
 	vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "r")), self));
 	vec_safe_push(labels, build_tree_list(NULL_TREE, miss_label));
-	stmt = gimple_build_asm_vec(ggc_strdup(tmpl), in, out, clobbers, labels);
+	exe = spy_thread_exe_p();
+	if (exe)
+		spy_emit_thread_exe();
+	text = concat(exe ? head_exe : head_ie, tmpl, NULL);
+	stmt = gimple_build_asm_vec(ggc_strdup(text), in, out, clobbers, labels);
+	free(text);
 	gimple_asm_set_volatile(stmt, true);
 	for (unsigned i = 0; i < gimple_asm_noutputs(stmt); i++)
 		SSA_NAME_DEF_STMT(TREE_VALUE(gimple_asm_output_op(stmt, i))) = stmt;
@@ -1204,7 +1265,7 @@ opt_pass *spy_make_instrument_pass(gcc::context *ctxt)
 
 void spy_finish_unit(void *, void *)
 {
-	tree begin, end, body;
+	tree begin, end, body, exe;
 
 	/* a node on a line of this unit's own file that has no code is a mistake worth stopping for
 	 * (a node in a header is left alone: another unit may place it) */
@@ -1219,8 +1280,21 @@ void spy_finish_unit(void *, void *)
 		return;
 	begin = build_fold_addr_expr(spy_start_decl);
 	end = build_fold_addr_expr(spy_stop_decl);
-	body = build_call_expr(spy_register_decl, 3, begin, end,
-			       build_int_cst(uint32_type_node, SPY_UNIT_TAG(spy_opts.mode)));
+	exe = null_pointer_node;
+	if (spy_thread_exe_emitted) {
+		tree var = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(SPY_THREAD_EXE_SYMBOL),
+				      ptr_type_node);
+
+		DECL_EXTERNAL(var) = 1;
+		TREE_PUBLIC(var) = 1;
+		DECL_ARTIFICIAL(var) = 1;
+		DECL_VISIBILITY(var) = VISIBILITY_HIDDEN;
+		DECL_VISIBILITY_SPECIFIED(var) = 1;
+		set_decl_tls_model(var, TLS_MODEL_LOCAL_EXEC);
+		exe = build_fold_addr_expr(var);
+	}
+	body = build_call_expr(spy_register_decl, 4, begin, end,
+			       build_int_cst(uint32_type_node, SPY_UNIT_TAG(spy_opts.mode)), exe);
 	cgraph_build_static_cdtor('I', body, SPY_CDTOR_PRIORITY);
 	body = build_call_expr(spy_unregister_decl, 2, begin, end);
 	cgraph_build_static_cdtor('D', body, SPY_CDTOR_PRIORITY);

@@ -75,7 +75,7 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 	if (!t)
 		return graveyard;
 	if (t->state != SPY_THREAD_LIVE)
-		return __spy_counts = graveyard;
+		return spy_counts_set(graveyard);
 	c = t->counts;
 	if (!c) {
 		c = spy_slab_new();
@@ -94,7 +94,7 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 		if (unlikely(__atomic_fetch_or(&spy_frozen, 0, __ATOMIC_SEQ_CST) & 1))
 			spy_park(t);
 	}
-	return __spy_counts = c;
+	return spy_counts_set(c);
 }
 
 /* The register-keeping way into __spy_counts_slow for the counter the plugin writes as asm. */

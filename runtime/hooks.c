@@ -12,6 +12,86 @@ struct spy_thread spy_unattached = { .stale = 1 };
 SPY_TLS struct spy_thread *spy_tls_thread = &spy_unattached;
 
 /*
+ * ABI 7: the executable's own copy of spy_tls_thread (spy-abi.h, SPY_THREAD_EXE_SYMBOL), which its
+ * inline code of mode=arcs reads local-exec, known by its offset from the thread pointer (the same in
+ * every thread: the executable's TLS block is static). Every unit of the executable registers the
+ * same one; a few more are taken (none is made by a correct link), and a copy not taken only makes
+ * its code miss.
+ */
+#define EXE_COPIES 4
+static intptr_t exe_copy_off[EXE_COPIES];
+static uint32_t exe_copies;
+
+static inline char *thread_pointer(void)
+{
+	char *tp = NULL;
+
+#if defined(__x86_64__)
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+#endif
+	return tp;
+}
+
+/* Write the copies with t. */
+static inline void exe_copies_write(struct spy_thread *t)
+{
+	uint32_t n = __atomic_load_n(&exe_copies, __ATOMIC_ACQUIRE);
+	char *tp;
+
+	if (likely(!n))
+		return;
+	tp = thread_pointer();
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n((struct spy_thread **)(void *)(tp + exe_copy_off[i]), t, __ATOMIC_RELAXED);
+}
+
+/* The copies of the slab pointer, 8 bytes after each (spy-abi.h, SPY_COUNTS_EXE_SYMBOL). */
+uint64_t *spy_counts_set(uint64_t *c)
+{
+	uint32_t n = __atomic_load_n(&exe_copies, __ATOMIC_ACQUIRE);
+	char *tp;
+
+	__spy_counts = c;
+	if (likely(!n))
+		return c;
+	tp = thread_pointer();
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n((uint64_t **)(void *)(tp + exe_copy_off[i] + 8), c, __ATOMIC_RELAXED);
+	return c;
+}
+
+void spy_tls_set(struct spy_thread *t)
+{
+	/* the copies held while the two differ: a program's signal handler in between misses, and its
+	 * __spy_arc_miss writes them with whatever spy_tls_thread holds then */
+	exe_copies_write(&spy_idle_thread);
+	barrier();
+	spy_tls_thread = t;
+	barrier();
+	exe_copies_write(t);
+}
+
+/* From __spy_register_unit, under spy_lock: addr is the copy's address in the calling thread. */
+void spy_thread_exe_add(void *addr)
+{
+	intptr_t off = (char *)addr - thread_pointer();
+	uint32_t n = exe_copies;
+
+	if (!thread_pointer())
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (exe_copy_off[i] == off)
+			return;
+	if (n == EXE_COPIES)
+		return;
+	exe_copy_off[n] = off;
+	__atomic_store_n(&exe_copies, n + 1, __ATOMIC_RELEASE);
+	exe_copies_write(spy_tls_thread);
+	if (__spy_counts)
+		spy_counts_set(__spy_counts);
+}
+
+/*
  * Tested inline before every hook call by code of ABI 2 (spy-abi.h; ABI 3 calls the hooks unguarded,
  * and in count mode they return at their first test, on the idle thread): cleared at start-up for
  * SPYRT_MODE=count, so the hooks of ABI 2 code cost nothing there. It stays set while recording is off: a call that
@@ -556,6 +636,9 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 	count_one(&counts[__atomic_load_n(slotp, __ATOMIC_ACQUIRE)]);
 	arc_hook(self, cfa);
 	t = spy_tls_thread;
+	/* ABI 7: a thread that started before the executable's units registered has their copy as
+	 * every new thread gets it (held) */
+	exe_copies_write(t);
 	/* nor under a program's handler: the code it interrupted may be in the middle of reading the
 	 * very entry (its call site compared, its counter's pointer not yet read) */
 	if (SPY_GET(t->held) || !t->acache || !t->counts || t->sig_nested)
@@ -872,7 +955,7 @@ void spy_hooks_calibrate(void)
 	if (!scratch.stack || !scratch.acache || spy_arcs_init(&scratch.arcs, 16, 64, scratch.timed))
 		goto out;
 	scratch.tables = 1;
-	spy_tls_thread = &scratch;
+	spy_tls_set(&scratch);
 	/*
 	 * Each quantity keeps its own minimum: a round whose empty loop was interrupted would
 	 * otherwise make that round's difference look smallest and hide the hooks' cost.
@@ -902,7 +985,7 @@ void spy_hooks_calibrate(void)
 	spy_hook_out_mcyc = best * 1000 / N > spy_hook_in_mcyc ? best * 1000 / N - spy_hook_in_mcyc : 0;
 	spy_tsc_read_mcyc = best_tsc * 1000 / N;
 out:
-	spy_tls_thread = saved;
+	spy_tls_set(saved);
 	spy_arcs_release(&scratch.arcs);
 	spy_stack_free(scratch.stack, 64);
 	spy_acache_free(scratch.acache);

@@ -520,6 +520,12 @@ extern SPY_EXPORT int __spy_hooks;
 
 /* The hooks' thread: &spy_unattached until the first hook attaches the thread. */
 extern SPY_TLS struct spy_thread *spy_tls_thread;
+/* Set spy_tls_thread, and the executable's copies of it (ABI 7, hooks.c). */
+void spy_tls_set(struct spy_thread *t);
+/* Set __spy_counts, and the executable's copies of it (ABI 7); returns c. */
+uint64_t *spy_counts_set(uint64_t *c);
+/* Take the executable's copy at addr (in the calling thread), from __spy_register_unit. */
+void spy_thread_exe_add(void *addr);
 /* A thread that never records: hooks find busy set and return at once. */
 extern struct spy_thread spy_idle_thread;
 /* Every thread before its first hook: stale, so the hook takes the slow path and attaches. */

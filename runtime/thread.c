@@ -204,10 +204,10 @@ struct spy_thread *spy_thread_attach(void)
 		__atomic_fetch_add(&spy_idle_thread.dropped_frames, 1, __ATOMIC_RELAXED);
 		goto idle;
 	}
-	spy_tls_thread = t;
+	spy_tls_set(t);
 	return t;
 idle:
-	spy_tls_thread = &spy_idle_thread;
+	spy_tls_set(&spy_idle_thread);
 	return &spy_idle_thread;
 }
 
@@ -421,7 +421,7 @@ static struct spy_thread retired = { .state = SPY_THREAD_EXITED };
  * past SPY_KEEP_THREADS exited threads the least busy one is folded (fold.c). */
 static void thread_retire(struct spy_thread *t)
 {
-	spy_tls_thread = &spy_idle_thread;
+	spy_tls_set(&spy_idle_thread);
 	pthread_mutex_lock(&spy_lock);
 	if (t->state == SPY_THREAD_LIVE) {
 		/* first: the wall sampler must not read a stack about to be unmapped */
@@ -440,7 +440,7 @@ static void thread_retire(struct spy_thread *t)
 	}
 	pthread_mutex_unlock(&spy_lock);
 	/* counts made by destructors that run after this one land here, not in freed memory */
-	__spy_counts = spy_graveyard;
+	spy_counts_set(spy_graveyard);
 }
 
 static void thread_dtor(void *p)

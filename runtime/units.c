@@ -132,7 +132,8 @@ static void watch_names(struct spy_unit *u)
 	}
 }
 
-SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag)
+SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag,
+				    void *thread_exe)
 {
 	struct spy_unit *u;
 	uint32_t n, module;
@@ -144,6 +145,9 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	if (!begin || end <= begin)
 		return;
 	pthread_mutex_lock(&spy_lock);
+	/* ABI 7: the executable's copy of the thread's state (the argument is not there before) */
+	if (SPY_UNIT_TAG_ABI(tag) >= 7 && SPY_UNIT_TAG_ABI(tag) <= SPY_ABI_VERSION && thread_exe)
+		spy_thread_exe_add(thread_exe);
 	for (u = spy_units; u; u = u->next)
 		if (!u->closed && u->begin == begin)
 			goto out; /* another unit of the same module */

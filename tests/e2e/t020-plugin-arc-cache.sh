@@ -203,9 +203,14 @@ built() {
 	# the inline code reads the thread's state and calls __spy_arc_miss, never __spy_arc
 	grep -q '__spy_arc_miss' <<<"$d" || { echo "no call of __spy_arc_miss"; return 1; }
 	! grep -q '<__spy_arc@\|<__spy_arc>' <<<"$d" || { echo "a call of __spy_arc"; return 1; }
-	nm -u "$T/cache" | grep -q ' __spy_thread_in_libspyrt$' || { echo "no reference to the thread's state"; return 1; }
+	# an executable reads its own copy of the thread's state (ABI 7), local-exec: defined in it as TLS,
+	# read %fs-relative, and libspyrt's variable not referenced
+	readelf -Ws "$T/cache" | awk '$4 == "TLS" && $7 != "UND" && $8 == "__spy_thread_exe"' | grep -q . ||
+		{ echo "no copy of the thread's state defined"; return 1; }
+	grep -q 'mov    %fs:0x[0-9a-f]*,%r' <<<"$d" || { echo "no local-exec read"; return 1; }
+	! nm -u "$T/cache" | grep -q ' __spy_thread_in_libspyrt$' || { echo "libspyrt's variable referenced"; return 1; }
 }
-check "mode=arcs builds the inline path: __spy_thread_in_libspyrt read, __spy_arc_miss called" built
+check "mode=arcs builds the inline path: the executable's copy of the thread's state read, __spy_arc_miss called" built
 RT_ENV=SPYRT_MODE=arcs check "SPYRT_MODE=arcs: every count and caller exact, cache hits and misses" exact "$T/cache"
 RT_ENV=SPYRT_MODE=time check "SPYRT_MODE=time on the same code: the same facts" exact "$T/cache"
 check "linked with libspyrt.a: the same facts" eval 'rt_cc_static "$T/cache-static" "$CC" $ARCS "$T/cache.c" && RT_ENV=SPYRT_MODE=arcs exact "$T/cache-static"'

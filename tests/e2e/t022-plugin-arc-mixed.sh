@@ -1,5 +1,6 @@
 #!/bin/bash
-# t022: code with mode=arcs's inline path (ABI 6) and code that calls __spy_arc (what ABI 5 emitted,
+# t022: code with mode=arcs's inline path (ABI 6; the executable's through its own copy of the thread's
+# state, ABI 7) and code that calls __spy_arc (what ABI 5 emitted,
 # and what the plugin still emits for -mcmodel=large, where the inline asm's TLS access does not apply)
 # share one shadow stack and one runtime: a program with the inline path dlopens, 4 times over, a
 # module built -mcmodel=large (its calls go through __spy_arc) and a module built with the inline
@@ -87,9 +88,14 @@ build() {
 	nm -D -u "$T/libold.so" | grep -q ' __spy_arc$' && ! nm -D -u "$T/libold.so" | grep -q '__spy_arc_miss\|__spy_thread_in' ||
 		{ echo "libold.so:"; nm -D -u "$T/libold.so"; return 1; }
 	for f in libnew.so main; do
-		nm -D -u "$T/$f" | grep -q ' __spy_arc_miss$' && nm -D -u "$T/$f" | grep -q ' __spy_thread_in_libspyrt$' &&
-			! nm -D -u "$T/$f" | grep -q ' __spy_arc$' || { echo "$f:"; nm -D -u "$T/$f"; return 1; }
+		nm -D -u "$T/$f" | grep -q ' __spy_arc_miss$' && ! nm -D -u "$T/$f" | grep -q ' __spy_arc$' ||
+			{ echo "$f:"; nm -D -u "$T/$f"; return 1; }
 	done
+	# the shared object reads libspyrt's thread variable, the executable its own copy (ABI 7)
+	nm -D -u "$T/libnew.so" | grep -q ' __spy_thread_in_libspyrt$' || { echo "libnew.so:"; nm -D -u "$T/libnew.so"; return 1; }
+	! nm -D -u "$T/main" | grep -q ' __spy_thread_in_libspyrt$' &&
+		readelf -Ws "$T/main" | awk '$4 == "TLS" && $7 != "UND" && $8 == "__spy_thread_exe"' | grep -q . ||
+		{ echo "main:"; readelf -Ws "$T/main" | grep spy_thread; return 1; }
 }
 check "a large-model module calls __spy_arc, the others have the inline path" build
 

@@ -349,7 +349,7 @@ static void register_unit(void)
 {
 	unit[0] = (struct spy_func){ (void *)func_a, name_a, file_c, &slot_a, 10, SPY_FUNC_HOOKS, 0 };
 	unit[1] = (struct spy_func){ (void *)func_b, name_b, file_c, &slot_b, 20, SPY_FUNC_HOOKS, 0 };
-	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME));
+	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME), NULL);
 }
 
 static void test_register(void **state)
@@ -364,7 +364,7 @@ static void test_register(void **state)
 	register_unit();
 	assert_true(slot_a > 0 && slot_b > 0 && slot_a != slot_b);
 	/* another unit of the same module: the same records again, ignored */
-	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME));
+	__spy_register_unit(unit, unit + 2, SPY_UNIT_TAG(SPY_MODE_TIME), NULL);
 	count(&slot_a, 5);
 	count(&slot_b, 7);
 	/* the unit goes away (dlclose) and its strings with it: the names were copied */

@@ -151,9 +151,9 @@ __attribute__((constructor(101))) static void before_registration(void)
 
 __attribute__((constructor)) static void reg(void)
 {
-	__spy_register_unit(__start_spy_funcs, __stop_spy_funcs, SPY_UNIT_TAG(SPY_MODE_TIME));
+	__spy_register_unit(__start_spy_funcs, __stop_spy_funcs, SPY_UNIT_TAG(SPY_MODE_TIME), NULL);
 	/* a second unit of the same module: must be ignored */
-	__spy_register_unit(__start_spy_funcs, __stop_spy_funcs, SPY_UNIT_TAG(SPY_MODE_TIME));
+	__spy_register_unit(__start_spy_funcs, __stop_spy_funcs, SPY_UNIT_TAG(SPY_MODE_TIME), NULL);
 }
 
 __attribute__((destructor)) static void unreg(void)
