@@ -1,5 +1,5 @@
-/* The call graph's analysis: arc lists, cycles found by an iterative Tarjan SCC (deep graphs
- * cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
+/* The call graph's analysis: arc lists, cycles found by gprof's depth-first search made an
+ * iterative path-based SCC (deep graphs cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
  * the condensed DAG, or the measured cycles of a spy time profile; finally gprof's index order. */
 #include <stdlib.h>
 #include <string.h>
@@ -47,94 +47,22 @@ static uint32_t *graph_lists(struct prof *p, uint32_t **parent_of)
 	return child_of;
 }
 
-/* Tarjan's SCC without recursion. Roots are taken in address order and children in the order
- * gprof's cg_dfn visits them (latest arc first), so each component's root is gprof's cycle head.
- * Components are numbered in the order they complete: callees before callers. Returns, per
- * component, its root in roots[] (caller frees), the count in *nscc. child_of: graph_lists'. */
-static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nscc)
-{
-	size_t n = p->nsyms, top = 0, ctop = 0, count = 0;
-	uint32_t *idx = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *low = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *stack = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *cnode = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *cpos = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *roots = xmalloc((n + 1) * sizeof(uint32_t));
-	/* per function: where its children start, and how many */
-	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
-	unsigned char *on = xcalloc(n + 1, 1);
-	uint32_t next_idx = 1;
-	for (size_t i = 0; i < n; i++) {
-		idx[i] = 0;
-		c0[i] = p->items[i].child0;
-		nc[i] = p->items[i].nchild;
-	}
-	for (size_t r = 0; r < n; r++) {
-		if (idx[r])
-			continue;
-		cnode[0] = (uint32_t)r;
-		cpos[0] = nc[r];
-		ctop = 1;
-		idx[r] = low[r] = next_idx++;
-		stack[top++] = (uint32_t)r;
-		on[r] = 1;
-		while (ctop) {
-			uint32_t v = cnode[ctop - 1];
-			if (cpos[ctop - 1] > 0) {
-				uint32_t w = child_of[c0[v] + --cpos[ctop - 1]];
-				if (!idx[w]) {
-					idx[w] = low[w] = next_idx++;
-					stack[top++] = w;
-					on[w] = 1;
-					cnode[ctop] = w;
-					cpos[ctop] = nc[w];
-					ctop++;
-				} else if (on[w] && idx[w] < low[v]) {
-					low[v] = idx[w];
-				}
-				continue;
-			}
-			ctop--;
-			if (ctop && low[v] < low[cnode[ctop - 1]])
-				low[cnode[ctop - 1]] = low[v];
-			if (low[v] == idx[v]) {
-				uint32_t w;
-				do {
-					w = stack[--top];
-					on[w] = 0;
-					p->items[w].scc = (uint32_t)count;
-					p->items[w].head = v;
-				} while (w != v);
-				roots[count++] = v;
-			}
-		}
-	}
-	free(idx);
-	free(low);
-	free(stack);
-	free(cnode);
-	free(cpos);
-	free(c0);
-	free(nc);
-	free(on);
-	*nscc = count;
-	return roots;
-}
-
 /* gprof's cg_dfn, iterative (deep graphs): a depth-first search from each function in address
  * order, children newest arc first (gprof prepends each arc to its parent's list), that gloms the
- * functions above a busy one on its stack into one cycle. Its cycles are the strongly connected
- * components; what it adds is which member heads each (head), the members' order (next), which
- * number the cycles and order their members on ties, and gprof's top_order. gprof scans its stack
- * at each cycle found; here the stack's real heads are kept apart (roots) and heads are a
- * union-find, for the same result in linear time. */
+ * functions above a busy one on its stack into one cycle. This is spinprof's one SCC routine (a
+ * path-based one: the cycles, and the functions on none, are the strongly connected components,
+ * and top numbers them in the order they complete, callees first, as Tarjan's would); what it
+ * adds is which member heads each (head), the members' order (next), which number the cycles and
+ * order their members on ties, and gprof's top_order. gprof scans its stack at each cycle found;
+ * here the stack's real heads are kept apart (roots) and heads are a union-find, for the same
+ * result in linear time. */
 struct dfn {
 	uint32_t *head;        /* union-find: the real head is the root */
 	uint32_t *next, *tail; /* a real head's chain of members, and its last */
 	uint32_t *top;         /* gprof's cg.top_order */
 	uint32_t *pos;         /* place on the stack, PROF_NONE when off it */
 	struct dfn_frame {
-		uint32_t f, k; /* the function, and its child arcs not yet followed */
+		uint32_t f, k, lo; /* the function, and its child arcs not yet followed: [lo, k) */
 	} * st;
 	uint32_t *roots; /* stack places of the real heads on the stack, increasing */
 	size_t depth, nroots;
@@ -174,18 +102,23 @@ static void dfn_cycle(struct dfn *d, uint32_t child)
 	d->nroots = k;
 }
 
-static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const struct prof *p)
+static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const uint32_t *c0, const uint32_t *nc)
 {
 	state[f] = 1;
 	d->pos[f] = (uint32_t)d->depth;
 	d->roots[d->nroots++] = (uint32_t)d->depth;
-	d->st[d->depth++] = (struct dfn_frame){ f, p->items[f].nchild };
+	d->st[d->depth++] = (struct dfn_frame){ f, c0[f] + nc[f], c0[f] };
 }
 
-static void graph_dfn(const struct prof *p, struct dfn *d)
+/* The search; child_of: graph_lists' children in child_arcs' order. The functions' lists are
+ * read from small arrays of their own (the functions' structs are big, the arcs reach them at
+ * random). Returns the number of cycles and functions off any cycle (the components), numbered
+ * in top from 1 in the order they complete: callees before callers. */
+static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct dfn *d)
 {
 	size_t n = p->nsyms;
 	unsigned char *state = xcalloc(n + 1, 1); /* 0 not seen, 1 busy, 2 numbered */
+	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
 	d->head = xmalloc((n + 1) * sizeof(uint32_t));
 	d->next = xmalloc((n + 1) * sizeof(uint32_t));
 	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
@@ -198,14 +131,16 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 	for (size_t i = 0; i < n; i++) {
 		d->head[i] = d->tail[i] = (uint32_t)i;
 		d->next[i] = d->pos[i] = PROF_NONE;
+		c0[i] = p->items[i].child0;
+		nc[i] = p->items[i].nchild;
 	}
 	for (size_t root = 0; root < n; root++) {
 		if (state[root])
 			continue;
-		dfn_push(d, state, (uint32_t)root, p);
+		dfn_push(d, state, (uint32_t)root, c0, nc);
 		while (d->depth > 0) {
 			struct dfn_frame *fr = &d->st[d->depth - 1];
-			if (fr->k == 0) { /* post_visit */
+			if (fr->k == fr->lo) { /* post_visit */
 				uint32_t f = fr->f;
 				if (d->head[f] == f) {
 					counter++;
@@ -219,35 +154,38 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 				d->depth--;
 				continue;
 			}
-			const struct prof_func *pf = &p->items[fr->f];
-			uint32_t c = p->arcs[p->child_arcs[pf->child0 + --fr->k]].child;
+			uint32_t c = child_of[--fr->k];
 			if (state[c] == 2)
 				continue;
 			if (state[c] == 1)
 				dfn_cycle(d, c);
 			else
-				dfn_push(d, state, c, p);
+				dfn_push(d, state, c, c0, nc);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
 		d->head[i] = dfn_find(d, (uint32_t)i);
 	free(state);
+	free(c0);
+	free(nc);
 	free(d->tail);
 	free(d->pos);
 	free(d->st);
 	free(d->roots);
+	return counter;
 }
 
 /* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
  * the search's order. */
-static uint32_t *graph_cycles(struct prof *p)
+static uint32_t *graph_cycles(struct prof *p, const uint32_t *child_of, size_t *nscc)
 {
 	size_t n = p->nsyms;
 	struct dfn d;
-	graph_dfn(p, &d);
+	*nscc = graph_dfn(p, child_of, &d);
 	for (size_t i = 0; i < n; i++) {
 		p->items[i].next = d.next[i];
 		p->items[i].head = d.head[i];
+		p->items[i].scc = d.top[i] - 1;
 	}
 	free(d.head);
 	free(d.next);
@@ -653,8 +591,7 @@ void graph_analyse(struct prof *p)
 		}
 	}
 	size_t nscc;
-	uint32_t *roots = graph_scc(p, child_of, &nscc);
-	uint32_t *top = graph_cycles(p);
+	uint32_t *top = graph_cycles(p, child_of, &nscc);
 	/* bottom up: components complete callees first; all members of one before the next */
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	uint32_t *start = xcalloc(nscc + 2, sizeof(uint32_t));
@@ -693,7 +630,6 @@ void graph_analyse(struct prof *p)
 	free(top);
 	free(order);
 	free(start);
-	free(roots);
 	free(child_of);
 	free(parent_of);
 	free(p->time_order);
