@@ -298,16 +298,16 @@ static int spec_in(const struct prof_func *f, enum symspec_table t)
 
 /* gprof's inherit_flags: a function is printed when a caller is, and sees the callers' fractions
  * weighted by their calls; a cycle's members, what calls come into the cycle from outside. */
-static void inherit_flags(struct prof *p, uint32_t ci)
+static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of, const uint32_t *head_of)
 {
 	struct prof_func *child = &p->items[ci];
 	if (child->head == ci) {
 		child->print_flag = 0;
 		child->prop_fract = 0.0;
 		for (uint32_t k = child->nparent; k-- > 0;) { /* gprof's list: newest arc first */
-			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
-			if (a->parent == ci)
+			if (parent_of[child->parent0 + k] == ci)
 				continue;
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
 			const struct prof_func *parent = &p->items[a->parent];
 			child->print_flag |= parent->print_flag;
 			if (child->ncalls != 0)
@@ -322,10 +322,11 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
 		const struct prof_func *fm = &p->items[m];
 		for (uint32_t k = fm->nparent; k-- > 0;) {
+			/* most callers of a big cycle's member are members: told by small arrays */
+			if (head_of[parent_of[fm->parent0 + k]] == child->head)
+				continue;
 			const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
 			const struct prof_func *parent = &p->items[a->parent];
-			if (parent->head == child->head)
-				continue;
 			head->print_flag |= parent->print_flag;
 			if (head->ncalls != 0)
 				head->prop_fract +=
@@ -340,17 +341,20 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 
 /* gprof's propagate_flags, callers before callees (order is bottom up): what the call graph
  * prints (-q/-Q NAME, -e, -f) and whose time reaches its callers (-n/-N, -E, -F). Sets prop_self. */
-static void propagate_flags(struct prof *p, const uint32_t *order)
+static void propagate_flags(struct prof *p, const uint32_t *order, const uint32_t *parent_of)
 {
 	int incl_graph = (p->spec_used >> SYMSPEC_INCL_GRAPH) & 1;
 	int incl_time = (p->spec_used >> SYMSPEC_INCL_TIME) & 1;
 	uint32_t old_head = PROF_NONE;
+	uint32_t *head_of = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->nsyms; i++)
+		head_of[i] = p->items[i].head;
 	for (size_t k = p->nsyms; k-- > 0;) {
 		uint32_t ci = order[k];
 		struct prof_func *child = &p->items[ci];
 		if (child->head != old_head) {
 			old_head = child->head;
-			inherit_flags(p, ci);
+			inherit_flags(p, ci, parent_of, head_of);
 		}
 		if (!child->print_flag) {
 			if (spec_in(child, SYMSPEC_INCL_GRAPH) ||
@@ -368,6 +372,7 @@ static void propagate_flags(struct prof *p, const uint32_t *order)
 		}
 		child->prop_self = child->time * child->prop_fract;
 	}
+	free(head_of);
 }
 
 /* The arc from parent to child, or PROF_NONE: the shorter of the two lists is searched. */
@@ -583,11 +588,11 @@ void graph_analyse(struct prof *p)
 		struct prof_func *f = &p->items[i];
 		f->self_calls = 0;
 		for (uint32_t k = 0; k < f->nchild; k++) {
+			if (child_of[f->child0 + k] != i)
+				continue;
 			const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
-			if (a->child == i) {
-				f->ncalls -= a->count < f->ncalls ? a->count : f->ncalls;
-				f->self_calls = a->count;
-			}
+			f->ncalls -= a->count < f->ncalls ? a->count : f->ncalls;
+			f->self_calls = a->count;
 		}
 	}
 	size_t nscc;
@@ -601,7 +606,7 @@ void graph_analyse(struct prof *p)
 		start[s + 1] += start[s];
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[start[p->items[i].scc]++] = (uint32_t)i;
-	propagate_flags(p, order);
+	propagate_flags(p, order, parent_of);
 	if (p->measured) {
 		measured_times(p, order, child_of, parent_of);
 	} else if (p->sampled) {
