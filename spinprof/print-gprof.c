@@ -949,13 +949,12 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 		names[todo++] = (uint32_t)i;
 	fputs("\f\nIndex by function name\n\n", f);
 	size_t rows = (todo + 2) / 3;
-	for (size_t i = 0; i < rows; i++) {
-		int col = 0, starting_col = 0;
-		for (size_t j = i; j < todo; j += rows) {
-			const struct prof_func *s = &p->items[names[j]];
-			char buf[48];
-			snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
-			if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+	if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+		for (size_t i = 0; i < rows; i++) {
+			for (size_t j = i; j < todo; j += rows) {
+				const struct prof_func *s = &p->items[names[j]];
+				char buf[48];
+				snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
 				if (j < nnames) {
 					fprintf(f, "%6.6s %-19.19s", buf, prof_key(s));
 				} else {
@@ -963,29 +962,62 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 					snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
 					fprintf(f, "%-19.19s", buf);
 				}
-				continue;
 			}
-			col += (int)strlen(buf);
-			for (; col < starting_col + 5; ++col)
-				fputc(' ', f);
-			fprintf(f, " %s ", buf);
+			fputc('\n', f);
+		}
+		free(names);
+		return;
+	}
+	/* gprof's layout: a name's column starts 5 past where the last one's ended, or at its place */
+	struct obuf o;
+	ob_open(&o, f);
+	for (size_t i = 0; i < rows; i++) {
+		int col = 0, starting_col = 0;
+		for (size_t j = i; j < todo; j += rows) {
+			const struct prof_func *s = &p->items[names[j]];
+			char buf[48], *q = buf;
+			*q++ = s->print_flag ? '[' : '(';
+			q = fmt_u(q, s->index, 0);
+			*q++ = s->print_flag ? ']' : ')';
+			int n = (int)(q - buf);
+			col += n;
+			for (; col < starting_col + 5;) { /* -w may make it any width */
+				int k = starting_col + 5 - col < OBUF_LINE / 2 ? starting_col + 5 - col :
+										 OBUF_LINE / 2;
+				ob_room(&o);
+				o.q = fmt_spaces(o.q, k);
+				col += k;
+			}
+			ob_room(&o);
+			*o.q++ = ' ';
+			memcpy(o.q, buf, (size_t)n);
+			o.q += n;
+			*o.q++ = ' ';
 			if (j < nnames) {
-				fputs(s->name, f);
-				col += (int)strlen(s->name);
+				size_t nl = strlen(s->name);
+				ob_put(&o, s->name, nl);
+				col += (int)nl;
 				if (s->is_static && s->file) {
 					const char *fn = strrchr(s->file, '/');
 					fn = fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file;
-					fprintf(f, " (%s)", fn);
-					col += (int)strlen(fn) + 3;
+					size_t fl = strlen(fn);
+					ob_put(&o, " (", 2);
+					ob_put(&o, fn, fl);
+					ob_put(&o, ")", 1);
+					col += (int)fl + 3;
 				}
 			} else {
-				snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
-				fputs(buf, f);
-				col += (int)strlen(buf);
+				ob_put(&o, "<cycle ", 7);
+				ob_room(&o);
+				o.q = fmt_u(o.q, (uint64_t)s->cyc, 0);
+				*o.q++ = '>';
+				col += 8 + (int)(fmt_u(buf, (uint64_t)s->cyc, 0) - buf);
 			}
 			starting_col += column_width;
 		}
-		fputc('\n', f);
+		ob_room(&o);
+		*o.q++ = '\n';
 	}
+	ob_close(&o);
 	free(names);
 }
