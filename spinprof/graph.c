@@ -1,6 +1,7 @@
 /* The call graph's analysis: arc lists, cycles found by gprof's depth-first search made an
  * iterative path-based SCC (deep graphs cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
  * the condensed DAG, or the measured cycles of a spy time profile; finally gprof's index order. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -642,14 +643,22 @@ void graph_analyse(struct prof *p)
 	for (size_t i = 0; i < p->nr; i++)
 		p->time_order[i] = (uint32_t)i;
 	struct tkey *keys = xmalloc((p->nr + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((p->nr + 1) * sizeof(uint64_t));
+	int nan = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prof_func *f = &p->items[i];
 		const char *key = f->name ? prof_key(f) : NULL;
 		keys[i] = (struct tkey){ f->prop_self + f->prop_child, f->ncalls, key, f->cyc,
 					 key && key[0] == '_' };
+		nan |= isnan(keys[i].total);
+		rk[i] = ~prof_key_up(keys[i].total); /* total time decreasing */
 	}
 	sort_keys = keys;
-	qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+	if (nan)
+		qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+	else
+		prof_sort_keyed(p->time_order, rk, p->nr, cmp_total_idx);
+	free(rk);
 	free(keys);
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[p->time_order[i]].index = (uint32_t)i + 1;

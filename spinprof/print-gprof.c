@@ -1,6 +1,7 @@
 /* The flat profile, call graph and index in GNU gprof's layout (columns, widths, sort orders), so
  * that people and tools that read gprof's output read ours; the explanations are our own. */
 #define _GNU_SOURCE /* qsort_r */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,12 +308,20 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[i] = (uint32_t)i;
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((p->nsyms + 1) * sizeof(uint64_t));
+	int nan = 0;
 	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_func *s = &p->items[i];
 		keys[i] = (struct fkey){ s->time, s->ncalls, prof_key(s), s->addr };
+		nan |= isnan(s->time);
+		rk[i] = ~prof_key_up(s->time); /* self time decreasing */
 	}
 	sort_keys = keys;
-	qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+	if (nan)
+		qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+	else
+		prof_sort_keyed(order, rk, p->nsyms, cmp_time);
+	free(rk);
 	free(keys);
 	size_t log_scale = 0;
 	double top_time = 0.0;
@@ -939,10 +948,14 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 		names[nnames++] = (uint32_t)i;
 	}
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((nnames + 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < p->nsyms; i++)
 		keys[i] = (struct fkey){ 0, 0, prof_key(&p->items[i]), p->items[i].addr };
+	for (size_t k = 0; k < nnames; k++)
+		rk[k] = prof_key_str(keys[names[k]].name);
 	sort_keys = keys;
-	qsort(names, nnames, sizeof(uint32_t), cmp_name);
+	prof_sort_keyed(names, rk, nnames, cmp_name);
+	free(rk);
 	free(keys);
 	size_t todo = nnames;
 	for (size_t i = p->nsyms; i < p->nr; i++)

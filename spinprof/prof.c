@@ -147,6 +147,69 @@ void prof_sort_funcs(struct prof *p)
 		p->items[i].head = (uint32_t)i;
 }
 
+uint64_t prof_key_up(double v)
+{
+	uint64_t u;
+	if (v == 0.0)
+		v = 0.0; /* -0.0 sorts as 0.0, as the comparisons see them */
+	memcpy(&u, &v, sizeof(u));
+	return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+uint64_t prof_key_str(const char *s)
+{
+	uint64_t k = 0;
+	int i = 0;
+	for (; i < 8 && s[i]; i++)
+		k = k << 8 | (unsigned char)s[i];
+	return k << (8 * (8 - i));
+}
+
+void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
+{
+	/* a least significant digit radix sort of (key, index) pairs, a byte a pass; the passes in
+	 * which every key has the same byte are skipped */
+	struct kv {
+		uint64_t k;
+		uint32_t i;
+	} *a = xmalloc((n + 1) * sizeof(*a)), *b = xmalloc((n + 1) * sizeof(*b));
+	for (size_t j = 0; j < n; j++)
+		a[j] = (struct kv){ keys[j], idx[j] };
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 };
+		for (size_t j = 0; j < n; j++)
+			count[(a[j].k >> shift) & 0xff]++;
+		if (n == 0 || count[(a[0].k >> shift) & 0xff] == n)
+			continue;
+		size_t pos = 0;
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[d];
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t j = 0; j < n; j++)
+			b[count[(a[j].k >> shift) & 0xff]++] = a[j];
+		struct kv *t = a;
+		a = b;
+		b = t;
+	}
+	for (size_t j = 0; j < n; j++) {
+		idx[j] = a[j].i;
+		keys[j] = a[j].k;
+	}
+	free(a);
+	free(b);
+	/* the ties in the comparison's own order */
+	for (size_t j = 0; j < n;) {
+		size_t e = j + 1;
+		while (e < n && keys[e] == keys[j])
+			e++;
+		if (e - j > 1)
+			qsort(idx + j, e - j, sizeof(uint32_t), cmp);
+		j = e;
+	}
+}
+
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)
 {
 	size_t lo = 0, hi = p->nsyms;
