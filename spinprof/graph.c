@@ -115,11 +115,10 @@ static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const uint
  * read from small arrays of their own (the functions' structs are big, the arcs reach them at
  * random). Returns the number of cycles and functions off any cycle (the components), numbered
  * in top from 1 in the order they complete: callees before callers. */
-static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct dfn *d)
+static uint32_t dfn_search(size_t n, const uint32_t *c0, const uint32_t *nc, const uint32_t *child_of,
+			   struct dfn *d)
 {
-	size_t n = p->nsyms;
 	unsigned char *state = xcalloc(n + 1, 1); /* 0 not seen, 1 busy, 2 numbered */
-	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
 	d->head = xmalloc((n + 1) * sizeof(uint32_t));
 	d->next = xmalloc((n + 1) * sizeof(uint32_t));
 	d->tail = xmalloc((n + 1) * sizeof(uint32_t));
@@ -132,8 +131,6 @@ static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct
 	for (size_t i = 0; i < n; i++) {
 		d->head[i] = d->tail[i] = (uint32_t)i;
 		d->next[i] = d->pos[i] = PROF_NONE;
-		c0[i] = p->items[i].child0;
-		nc[i] = p->items[i].nchild;
 	}
 	for (size_t root = 0; root < n; root++) {
 		if (state[root])
@@ -167,13 +164,36 @@ static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct
 	for (size_t i = 0; i < n; i++)
 		d->head[i] = dfn_find(d, (uint32_t)i);
 	free(state);
-	free(c0);
-	free(nc);
 	free(d->tail);
 	free(d->pos);
 	free(d->st);
 	free(d->roots);
 	return counter;
+}
+
+static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct dfn *d)
+{
+	size_t n = p->nsyms;
+	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		c0[i] = p->items[i].child0;
+		nc[i] = p->items[i].nchild;
+	}
+	uint32_t count = dfn_search(n, c0, nc, child_of, d);
+	free(c0);
+	free(nc);
+	return count;
+}
+
+uint32_t *graph_components(uint32_t n, const uint32_t *first, const uint32_t *count, const uint32_t *succ)
+{
+	struct dfn d;
+	dfn_search(n, first, count, succ, &d);
+	free(d.head);
+	free(d.next);
+	for (uint32_t v = 0; v < n; v++)
+		d.top[v]--;
+	return d.top;
 }
 
 /* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in

@@ -210,8 +210,13 @@ void prof_reading(const char *path);
 		}                                                                \
 	} while (0)
 
-/* graph.c: arcs lists, cycles (iterative Tarjan), propagation or measured times, index order. */
+/* graph.c: arcs lists, cycles (gprof's search, an iterative path-based SCC), propagation or measured
+ * times, index order. */
 void graph_analyse(struct prof *p);
+/* graph.c's search alone, spinprof's one SCC routine, on any graph of n nodes: v's successors are
+ * succ[first[v] .. first[v] + count[v]). Returns (caller frees) each node's strongly connected
+ * component, numbered from 0 in the order they complete (a component's successors before it). */
+uint32_t *graph_components(uint32_t n, const uint32_t *first, const uint32_t *count, const uint32_t *succ);
 
 /* print-gprof.c */
 enum print_flags {
