@@ -11,7 +11,7 @@
 static void *huge_hint(void *p, size_t n)
 {
 	const uintptr_t huge = 2u << 20;
-	if (p && n >= 4 * huge) {
+	if (p && n >= 2 * huge) {
 		uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 		uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
 		if (hi > lo)
