@@ -162,7 +162,9 @@ uint64_t prof_key_str(const char *s)
 	int i = 0;
 	for (; i < 8 && s[i]; i++)
 		k = k << 8 | (unsigned char)s[i];
-	return k << (8 * (8 - i));
+	for (; i < 8; i++) /* past the NUL: 0, below every byte, as strcmp sees it */
+		k <<= 8;
+	return k;
 }
 
 void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
