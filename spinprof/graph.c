@@ -209,7 +209,6 @@ static uint32_t *graph_cycles(struct prof *p, const uint32_t *child_of, size_t *
 		p->items[i].scc = d.top[i] - 1;
 	}
 	free(d.head);
-	free(d.next);
 	uint32_t *top = d.top;
 	int num = 0;
 	size_t base = p->nr; /* the first cycle header's index */
@@ -222,12 +221,15 @@ static uint32_t *graph_cycles(struct prof *p, const uint32_t *child_of, size_t *
 		cyc->cyc = ++num;
 		cyc->next = (uint32_t)i;
 		cyc->scc = p->items[i].scc;
-		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = p->items[m].next) {
+		/* the chain followed in d.next: the members' structs are then loaded side by side,
+		 * not each after the one before (a big cycle's are all over a big array) */
+		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = d.next[m]) {
 			p->items[m].cyc = num;
 			p->items[m].head = c;
 			cyc->ncalls += p->items[m].spont;
 		}
 	}
+	free(d.next);
 	/* calls into each cycle from outside, and among its members: one pass over the arcs, with
 	 * the cycles in an array of their own */
 	if (num > 0) {
@@ -319,7 +321,8 @@ static int spec_in(const struct prof_func *f, enum symspec_table t)
 
 /* gprof's inherit_flags: a function is printed when a caller is, and sees the callers' fractions
  * weighted by their calls; a cycle's members, what calls come into the cycle from outside. */
-static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of, const uint32_t *head_of)
+static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of, const uint32_t *head_of,
+			  const uint32_t *next_of)
 {
 	struct prof_func *child = &p->items[ci];
 	if (child->head == ci) {
@@ -340,7 +343,7 @@ static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of
 	struct prof_func *head = &p->items[child->head];
 	head->print_flag = 0;
 	head->prop_fract = 0.0;
-	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+	for (uint32_t m = head->next; m != PROF_NONE; m = next_of[m]) {
 		const struct prof_func *fm = &p->items[m];
 		for (uint32_t k = fm->nparent; k-- > 0;) {
 			/* most callers of a big cycle's member are members: told by small arrays */
@@ -354,7 +357,7 @@ static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of
 					parent->prop_fract * ((double)a->count / (double)head->ncalls);
 		}
 	}
-	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+	for (uint32_t m = head->next; m != PROF_NONE; m = next_of[m]) {
 		p->items[m].print_flag = head->print_flag;
 		p->items[m].prop_fract = head->prop_fract;
 	}
@@ -368,14 +371,17 @@ static void propagate_flags(struct prof *p, const uint32_t *order, const uint32_
 	int incl_time = (p->spec_used >> SYMSPEC_INCL_TIME) & 1;
 	uint32_t old_head = PROF_NONE;
 	uint32_t *head_of = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < p->nsyms; i++)
+	uint32_t *next_of = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->nsyms; i++) {
 		head_of[i] = p->items[i].head;
+		next_of[i] = p->items[i].next;
+	}
 	for (size_t k = p->nsyms; k-- > 0;) {
 		uint32_t ci = order[k];
 		struct prof_func *child = &p->items[ci];
 		if (child->head != old_head) {
 			old_head = child->head;
-			inherit_flags(p, ci, parent_of, head_of);
+			inherit_flags(p, ci, parent_of, head_of, next_of);
 		}
 		if (!child->print_flag) {
 			if (spec_in(child, SYMSPEC_INCL_GRAPH) ||
@@ -394,6 +400,7 @@ static void propagate_flags(struct prof *p, const uint32_t *order, const uint32_
 		child->prop_self = child->time * child->prop_fract;
 	}
 	free(head_of);
+	free(next_of);
 }
 
 /* The arc from parent to child, or PROF_NONE: the shorter of the two lists is searched. */
