@@ -613,25 +613,34 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		*q++ = '\n';
 		o->q = q;
 		/* members, by total time then calls (stable: address order on ties) */
+		/* the chain walked once (each step waits for a member's struct: a big cycle's are
+		 * all over the array), the buffer grown as it goes */
 		size_t nm = 0;
-		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
-			nm++;
-		if (nm * sizeof(uint32_t) > *bufsz * sizeof(struct gent)) {
-			*bufsz = nm * 2;
-			*buf = xrealloc(*buf, *bufsz * sizeof(struct gent));
-		}
 		uint32_t *mem = *buf;
-		nm = 0;
-		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
+		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next) {
+			if ((nm + 1) * sizeof(uint32_t) > *bufsz * sizeof(struct gent)) {
+				*bufsz = *bufsz ? *bufsz * 2 : 64;
+				*buf = xrealloc(*buf, *bufsz * sizeof(struct gent));
+				mem = *buf;
+			}
 			mem[nm++] = m;
+		}
 		struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+		uint64_t *rk = xmalloc((nm + 1) * sizeof(uint64_t));
+		int nan = 0;
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];
 			/* addr: the member's place in the cycle's chain, gprof's order on ties */
 			keys[mem[k]] = (struct fkey){ fm->prop_self + fm->prop_child,
 						      fm->ncalls + fm->self_calls, fm->name, k };
+			nan |= isnan(keys[mem[k]].t);
+			rk[k] = ~prof_key_up(keys[mem[k]].t); /* total time decreasing */
 		}
-		qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
+		if (nan)
+			qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
+		else
+			prof_sort_keyed_r(mem, rk, nm, cmp_member, keys);
+		free(rk);
 		free(keys);
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];

@@ -1,4 +1,5 @@
 /* The profile model's small helpers: allocation, functions, arcs merged by (caller, callee). */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -167,7 +168,8 @@ uint64_t prof_key_str(const char *s)
 	return k;
 }
 
-void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
+/* prof_sort_keyed's radix sort: idx and keys in increasing key order (ties in no given order) */
+static void radix_pairs(uint32_t *idx, uint64_t *keys, size_t n)
 {
 	/* a least significant digit radix sort of (key, index) pairs, a byte a pass; the passes in
 	 * which every key has the same byte are skipped */
@@ -201,14 +203,36 @@ void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const v
 	}
 	free(a);
 	free(b);
+}
+
+/* The end of the run of keys equal to keys[j]. */
+static size_t key_run(const uint64_t *keys, size_t n, size_t j)
+{
+	size_t e = j + 1;
+	while (e < n && keys[e] == keys[j])
+		e++;
+	return e;
+}
+
+void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
+{
+	radix_pairs(idx, keys, n);
 	/* the ties in the comparison's own order */
-	for (size_t j = 0; j < n;) {
-		size_t e = j + 1;
-		while (e < n && keys[e] == keys[j])
-			e++;
+	for (size_t j = 0, e; j < n; j = e) {
+		e = key_run(keys, n, j);
 		if (e - j > 1)
 			qsort(idx + j, e - j, sizeof(uint32_t), cmp);
-		j = e;
+	}
+}
+
+void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
+		       int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	radix_pairs(idx, keys, n);
+	for (size_t j = 0, e; j < n; j = e) {
+		e = key_run(keys, n, j);
+		if (e - j > 1)
+			qsort_r(idx + j, e - j, sizeof(uint32_t), cmp, arg);
 	}
 }
 

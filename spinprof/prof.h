@@ -186,6 +186,9 @@ void prof_sort_funcs(struct prof *p);
  * as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is left
  * sorted. For a big index order that qsort spent most of its time calling cmp on. */
 void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *));
+/* The same with qsort_r's comparison (no global: the call graph is printed by two threads). */
+void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
+		       int (*cmp)(const void *, const void *, void *), void *arg);
 /* Keys for it: a double (not NaN) ascending as an unsigned number (~ of it: descending), and the first
  * 8 bytes of a string as strcmp orders them. */
 uint64_t prof_key_up(double v);

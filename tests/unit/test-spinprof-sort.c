@@ -1,9 +1,10 @@
 /* unit: spinprof/prof.c common/gmon-io.c */
-/* prof_sort_keyed, the index sort of the big orders (the call graph's index order, the flat profile, the
- * index by name), against qsort with the same comparison, its reference: random doubles with many ties,
- * -0.0 beside 0.0, infinities, negative values, decreasing and increasing; strings with long common
- * prefixes, short ones, empty ones and bytes above 127; every result must be qsort's, element for
- * element. */
+/* prof_sort_keyed, the index sort of the big orders (the call graph's index order, the flat profile,
+ * the index by name), and prof_sort_keyed_r (a cycle's members), against qsort and qsort_r with the
+ * same comparison, their reference: random doubles with many ties, -0.0 beside 0.0, infinities,
+ * negative values, decreasing and increasing; strings with long common prefixes, short ones, empty
+ * ones and bytes above 127; every result must be the reference's, element for element. */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +39,16 @@ static int cmp_down(const void *a, const void *b)
 		return 1;
 	if (d > 0.0)
 		return -1;
+	return x < y ? -1 : x > y;
+}
+
+/* cmp_down through qsort_r's argument, as the call graph's cycle members are sorted */
+static int cmp_down_r(const void *a, const void *b, void *arg)
+{
+	const double *v = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (v[x] != v[y])
+		return v[x] > v[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
@@ -88,6 +99,15 @@ static void check_doubles(size_t n, int kind, int down)
 	qsort(want, n, sizeof(uint32_t), down ? cmp_down : cmp_up);
 	prof_sort_keyed(got, keys, n, down ? cmp_down : cmp_up);
 	assert_memory_equal(want, got, n * sizeof(uint32_t));
+	if (down) { /* prof_sort_keyed_r, against qsort_r */
+		for (size_t i = 0; i < n; i++) {
+			want[i] = got[i] = (uint32_t)(n - 1 - i);
+			keys[i] = ~prof_key_up(v[got[i]]);
+		}
+		qsort_r(want, n, sizeof(uint32_t), cmp_down_r, v);
+		prof_sort_keyed_r(got, keys, n, cmp_down_r, v);
+		assert_memory_equal(want, got, n * sizeof(uint32_t));
+	}
 	free(v);
 	free(want);
 	free(got);
