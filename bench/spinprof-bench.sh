@@ -5,7 +5,7 @@
 # it builds in seconds); then `/usr/bin/time -f '%e %M'` of spinprof on each and of gprof on the GNU one
 # (all with -b, output to /dev/null): the median and the fastest of RUNS runs (the machine may be shared:
 # the median is what counts, the fastest what the program costs undisturbed), the largest RSS, and the
-# ratios. Goals: spinprof's median on the spy profile <= 0.4 s and <= 200 MB (issue 11), on the GNU one
+# ratios; a run that fails (exit status not 0) counts as one over the time limit. Goals: spinprof's median on the spy profile <= 0.4 s and <= 200 MB (issue 11), on the GNU one
 # <= 1 s and <= 300 MB. Exit status 1 when a goal is missed. The machine's load is printed beside them.
 #
 # usage: bench/spinprof-bench.sh [RUNS]   (default 5)
@@ -16,6 +16,8 @@ set -eu
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 spinprof=$build/spinprof
+# absolute: the runs below start in the work directory (SPY_BUILD may be relative)
+[ -x "$spinprof" ] && spinprof=$(cd "$(dirname "$spinprof")" && pwd)/spinprof
 NF=${NF:-100000}
 NA=${NA:-1000000}
 runs=${1:-5}
@@ -48,13 +50,14 @@ best() {
 	local label=$1 i out all=
 	shift
 	for ((i = 0; i < runs; i++)); do
-		out=$(cd "$w" && timeout "$limit" /usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -n 1)
-		if ! [[ $out =~ ^[0-9.]+\ [0-9]+$ ]]; then
+		# time's own line last: the exit status first, so that a run that failed is not timed
+		out=$(cd "$w" && timeout "$limit" /usr/bin/time -f '%x %e %M' "$@" 2>&1 >/dev/null | tail -n 1)
+		if ! [[ $out =~ ^0\ [0-9.]+\ [0-9]+$ ]]; then
 			echo "$label failed or ran over ${limit} s: $out" >&2
 			echo ">$limit >$limit nan"
 			return
 		fi
-		all+="$out"$'\n'
+		all+="${out#0 }"$'\n'
 	done
 	printf '%s' "$all" | sort -n | awk '{ t[NR] = $1; if ($2 > m) m = $2 }
 		END { printf "%s %s %d\n", t[int((NR + 1) / 2)], t[1], m }'

@@ -178,59 +178,14 @@ uint32_t *dom_idom(const struct dom_graph *g)
 	return idom;
 }
 
-/* Strongly connected components (Tarjan, without recursion): comp[v] for every node. */
+/* Strongly connected components (graph.c's one SCC routine): comp[v] for every node. */
 static uint32_t *components(const struct dom_graph *g)
 {
-	uint32_t n = g->n, next = 1, top = 0, ctop = 0, ncomp = 0;
-	size_t nn = (size_t)n + 1;
-	uint32_t *idx = xcalloc(nn, sizeof(uint32_t)), *low = xmalloc(nn * sizeof(uint32_t));
-	uint32_t *st = xmalloc(nn * sizeof(uint32_t)), *cn = xmalloc(nn * sizeof(uint32_t));
-	uint32_t *cp = xmalloc(nn * sizeof(uint32_t)), *comp = xmalloc(nn * sizeof(uint32_t));
-	unsigned char *on = xcalloc(nn, 1);
-	for (uint32_t r = 0; r < n; r++) {
-		if (idx[r])
-			continue;
-		idx[r] = low[r] = next++;
-		st[top++] = r;
-		on[r] = 1;
-		cn[0] = r;
-		cp[0] = g->succ0[r];
-		ctop = 1;
-		while (ctop) {
-			uint32_t v = cn[ctop - 1];
-			if (cp[ctop - 1] < g->succ0[v + 1]) {
-				uint32_t w = g->succ[cp[ctop - 1]++];
-				if (!idx[w]) {
-					idx[w] = low[w] = next++;
-					st[top++] = w;
-					on[w] = 1;
-					cn[ctop] = w;
-					cp[ctop++] = g->succ0[w];
-				} else if (on[w] && idx[w] < low[v]) {
-					low[v] = idx[w];
-				}
-				continue;
-			}
-			ctop--;
-			if (ctop && low[v] < low[cn[ctop - 1]])
-				low[cn[ctop - 1]] = low[v];
-			if (low[v] == idx[v]) {
-				uint32_t w;
-				do {
-					w = st[--top];
-					on[w] = 0;
-					comp[w] = ncomp;
-				} while (w != v);
-				ncomp++;
-			}
-		}
-	}
-	free(idx);
-	free(low);
-	free(st);
-	free(cn);
-	free(cp);
-	free(on);
+	uint32_t *count = xmalloc(((size_t)g->n + 1) * sizeof(uint32_t));
+	for (uint32_t v = 0; v < g->n; v++)
+		count[v] = g->succ0[v + 1] - g->succ0[v];
+	uint32_t *comp = graph_components(g->n, g->succ0, count, g->succ);
+	free(count);
 	return comp;
 }
 

@@ -1,6 +1,7 @@
-/* The call graph's analysis: arc lists, cycles found by an iterative Tarjan SCC (deep graphs
- * cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
+/* The call graph's analysis: arc lists, cycles found by gprof's depth-first search made an
+ * iterative path-based SCC (deep graphs cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
  * the condensed DAG, or the measured cycles of a spy time profile; finally gprof's index order. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,94 +48,22 @@ static uint32_t *graph_lists(struct prof *p, uint32_t **parent_of)
 	return child_of;
 }
 
-/* Tarjan's SCC without recursion. Roots are taken in address order and children in the order
- * gprof's cg_dfn visits them (latest arc first), so each component's root is gprof's cycle head.
- * Components are numbered in the order they complete: callees before callers. Returns, per
- * component, its root in roots[] (caller frees), the count in *nscc. child_of: graph_lists'. */
-static uint32_t *graph_scc(struct prof *p, const uint32_t *child_of, size_t *nscc)
-{
-	size_t n = p->nsyms, top = 0, ctop = 0, count = 0;
-	uint32_t *idx = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *low = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *stack = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *cnode = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *cpos = xmalloc((n + 1) * sizeof(uint32_t));
-	uint32_t *roots = xmalloc((n + 1) * sizeof(uint32_t));
-	/* per function: where its children start, and how many */
-	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
-	unsigned char *on = xcalloc(n + 1, 1);
-	uint32_t next_idx = 1;
-	for (size_t i = 0; i < n; i++) {
-		idx[i] = 0;
-		c0[i] = p->items[i].child0;
-		nc[i] = p->items[i].nchild;
-	}
-	for (size_t r = 0; r < n; r++) {
-		if (idx[r])
-			continue;
-		cnode[0] = (uint32_t)r;
-		cpos[0] = nc[r];
-		ctop = 1;
-		idx[r] = low[r] = next_idx++;
-		stack[top++] = (uint32_t)r;
-		on[r] = 1;
-		while (ctop) {
-			uint32_t v = cnode[ctop - 1];
-			if (cpos[ctop - 1] > 0) {
-				uint32_t w = child_of[c0[v] + --cpos[ctop - 1]];
-				if (!idx[w]) {
-					idx[w] = low[w] = next_idx++;
-					stack[top++] = w;
-					on[w] = 1;
-					cnode[ctop] = w;
-					cpos[ctop] = nc[w];
-					ctop++;
-				} else if (on[w] && idx[w] < low[v]) {
-					low[v] = idx[w];
-				}
-				continue;
-			}
-			ctop--;
-			if (ctop && low[v] < low[cnode[ctop - 1]])
-				low[cnode[ctop - 1]] = low[v];
-			if (low[v] == idx[v]) {
-				uint32_t w;
-				do {
-					w = stack[--top];
-					on[w] = 0;
-					p->items[w].scc = (uint32_t)count;
-					p->items[w].head = v;
-				} while (w != v);
-				roots[count++] = v;
-			}
-		}
-	}
-	free(idx);
-	free(low);
-	free(stack);
-	free(cnode);
-	free(cpos);
-	free(c0);
-	free(nc);
-	free(on);
-	*nscc = count;
-	return roots;
-}
-
 /* gprof's cg_dfn, iterative (deep graphs): a depth-first search from each function in address
  * order, children newest arc first (gprof prepends each arc to its parent's list), that gloms the
- * functions above a busy one on its stack into one cycle. Its cycles are the strongly connected
- * components; what it adds is which member heads each (head), the members' order (next), which
- * number the cycles and order their members on ties, and gprof's top_order. gprof scans its stack
- * at each cycle found; here the stack's real heads are kept apart (roots) and heads are a
- * union-find, for the same result in linear time. */
+ * functions above a busy one on its stack into one cycle. This is spinprof's one SCC routine (a
+ * path-based one: the cycles, and the functions on none, are the strongly connected components,
+ * and top numbers them in the order they complete, callees first, as Tarjan's would); what it
+ * adds is which member heads each (head), the members' order (next), which number the cycles and
+ * order their members on ties, and gprof's top_order. gprof scans its stack at each cycle found;
+ * here the stack's real heads are kept apart (roots) and heads are a union-find, for the same
+ * result in linear time. */
 struct dfn {
 	uint32_t *head;        /* union-find: the real head is the root */
 	uint32_t *next, *tail; /* a real head's chain of members, and its last */
 	uint32_t *top;         /* gprof's cg.top_order */
 	uint32_t *pos;         /* place on the stack, PROF_NONE when off it */
 	struct dfn_frame {
-		uint32_t f, k; /* the function, and its child arcs not yet followed */
+		uint32_t f, k, lo; /* the function, and its child arcs not yet followed: [lo, k) */
 	} * st;
 	uint32_t *roots; /* stack places of the real heads on the stack, increasing */
 	size_t depth, nroots;
@@ -174,17 +103,21 @@ static void dfn_cycle(struct dfn *d, uint32_t child)
 	d->nroots = k;
 }
 
-static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const struct prof *p)
+static void dfn_push(struct dfn *d, unsigned char *state, uint32_t f, const uint32_t *c0, const uint32_t *nc)
 {
 	state[f] = 1;
 	d->pos[f] = (uint32_t)d->depth;
 	d->roots[d->nroots++] = (uint32_t)d->depth;
-	d->st[d->depth++] = (struct dfn_frame){ f, p->items[f].nchild };
+	d->st[d->depth++] = (struct dfn_frame){ f, c0[f] + nc[f], c0[f] };
 }
 
-static void graph_dfn(const struct prof *p, struct dfn *d)
+/* The search; child_of: graph_lists' children in child_arcs' order. The functions' lists are
+ * read from small arrays of their own (the functions' structs are big, the arcs reach them at
+ * random). Returns the number of cycles and functions off any cycle (the components), numbered
+ * in top from 1 in the order they complete: callees before callers. */
+static uint32_t dfn_search(size_t n, const uint32_t *c0, const uint32_t *nc, const uint32_t *child_of,
+			   struct dfn *d)
 {
-	size_t n = p->nsyms;
 	unsigned char *state = xcalloc(n + 1, 1); /* 0 not seen, 1 busy, 2 numbered */
 	d->head = xmalloc((n + 1) * sizeof(uint32_t));
 	d->next = xmalloc((n + 1) * sizeof(uint32_t));
@@ -202,10 +135,10 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 	for (size_t root = 0; root < n; root++) {
 		if (state[root])
 			continue;
-		dfn_push(d, state, (uint32_t)root, p);
+		dfn_push(d, state, (uint32_t)root, c0, nc);
 		while (d->depth > 0) {
 			struct dfn_frame *fr = &d->st[d->depth - 1];
-			if (fr->k == 0) { /* post_visit */
+			if (fr->k == fr->lo) { /* post_visit */
 				uint32_t f = fr->f;
 				if (d->head[f] == f) {
 					counter++;
@@ -219,14 +152,13 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 				d->depth--;
 				continue;
 			}
-			const struct prof_func *pf = &p->items[fr->f];
-			uint32_t c = p->arcs[p->child_arcs[pf->child0 + --fr->k]].child;
+			uint32_t c = child_of[--fr->k];
 			if (state[c] == 2)
 				continue;
 			if (state[c] == 1)
 				dfn_cycle(d, c);
 			else
-				dfn_push(d, state, c, p);
+				dfn_push(d, state, c, c0, nc);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -236,21 +168,47 @@ static void graph_dfn(const struct prof *p, struct dfn *d)
 	free(d->pos);
 	free(d->st);
 	free(d->roots);
+	return counter;
+}
+
+static uint32_t graph_dfn(const struct prof *p, const uint32_t *child_of, struct dfn *d)
+{
+	size_t n = p->nsyms;
+	uint32_t *c0 = xmalloc((n + 1) * sizeof(uint32_t)), *nc = xmalloc((n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		c0[i] = p->items[i].child0;
+		nc[i] = p->items[i].nchild;
+	}
+	uint32_t count = dfn_search(n, c0, nc, child_of, d);
+	free(c0);
+	free(nc);
+	return count;
+}
+
+uint32_t *graph_components(uint32_t n, const uint32_t *first, const uint32_t *count, const uint32_t *succ)
+{
+	struct dfn d;
+	dfn_search(n, first, count, succ, &d);
+	free(d.head);
+	free(d.next);
+	for (uint32_t v = 0; v < n; v++)
+		d.top[v]--;
+	return d.top;
 }
 
 /* gprof's cycle_link: a header per cycle, numbered in its head's address order, its members in
  * the search's order. */
-static uint32_t *graph_cycles(struct prof *p)
+static uint32_t *graph_cycles(struct prof *p, const uint32_t *child_of, size_t *nscc)
 {
 	size_t n = p->nsyms;
 	struct dfn d;
-	graph_dfn(p, &d);
+	*nscc = graph_dfn(p, child_of, &d);
 	for (size_t i = 0; i < n; i++) {
 		p->items[i].next = d.next[i];
 		p->items[i].head = d.head[i];
+		p->items[i].scc = d.top[i] - 1;
 	}
 	free(d.head);
-	free(d.next);
 	uint32_t *top = d.top;
 	int num = 0;
 	size_t base = p->nr; /* the first cycle header's index */
@@ -263,12 +221,15 @@ static uint32_t *graph_cycles(struct prof *p)
 		cyc->cyc = ++num;
 		cyc->next = (uint32_t)i;
 		cyc->scc = p->items[i].scc;
-		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = p->items[m].next) {
+		/* the chain followed in d.next: the members' structs are then loaded side by side,
+		 * not each after the one before (a big cycle's are all over a big array) */
+		for (uint32_t m = (uint32_t)i; m != PROF_NONE; m = d.next[m]) {
 			p->items[m].cyc = num;
 			p->items[m].head = c;
 			cyc->ncalls += p->items[m].spont;
 		}
 	}
+	free(d.next);
 	/* calls into each cycle from outside, and among its members: one pass over the arcs, with
 	 * the cycles in an array of their own */
 	if (num > 0) {
@@ -360,16 +321,17 @@ static int spec_in(const struct prof_func *f, enum symspec_table t)
 
 /* gprof's inherit_flags: a function is printed when a caller is, and sees the callers' fractions
  * weighted by their calls; a cycle's members, what calls come into the cycle from outside. */
-static void inherit_flags(struct prof *p, uint32_t ci)
+static void inherit_flags(struct prof *p, uint32_t ci, const uint32_t *parent_of, const uint32_t *head_of,
+			  const uint32_t *next_of)
 {
 	struct prof_func *child = &p->items[ci];
 	if (child->head == ci) {
 		child->print_flag = 0;
 		child->prop_fract = 0.0;
 		for (uint32_t k = child->nparent; k-- > 0;) { /* gprof's list: newest arc first */
-			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
-			if (a->parent == ci)
+			if (parent_of[child->parent0 + k] == ci)
 				continue;
+			const struct prof_arc *a = &p->arcs[p->parent_arcs[child->parent0 + k]];
 			const struct prof_func *parent = &p->items[a->parent];
 			child->print_flag |= parent->print_flag;
 			if (child->ncalls != 0)
@@ -381,20 +343,21 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 	struct prof_func *head = &p->items[child->head];
 	head->print_flag = 0;
 	head->prop_fract = 0.0;
-	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+	for (uint32_t m = head->next; m != PROF_NONE; m = next_of[m]) {
 		const struct prof_func *fm = &p->items[m];
 		for (uint32_t k = fm->nparent; k-- > 0;) {
+			/* most callers of a big cycle's member are members: told by small arrays */
+			if (head_of[parent_of[fm->parent0 + k]] == child->head)
+				continue;
 			const struct prof_arc *a = &p->arcs[p->parent_arcs[fm->parent0 + k]];
 			const struct prof_func *parent = &p->items[a->parent];
-			if (parent->head == child->head)
-				continue;
 			head->print_flag |= parent->print_flag;
 			if (head->ncalls != 0)
 				head->prop_fract +=
 					parent->prop_fract * ((double)a->count / (double)head->ncalls);
 		}
 	}
-	for (uint32_t m = head->next; m != PROF_NONE; m = p->items[m].next) {
+	for (uint32_t m = head->next; m != PROF_NONE; m = next_of[m]) {
 		p->items[m].print_flag = head->print_flag;
 		p->items[m].prop_fract = head->prop_fract;
 	}
@@ -402,17 +365,23 @@ static void inherit_flags(struct prof *p, uint32_t ci)
 
 /* gprof's propagate_flags, callers before callees (order is bottom up): what the call graph
  * prints (-q/-Q NAME, -e, -f) and whose time reaches its callers (-n/-N, -E, -F). Sets prop_self. */
-static void propagate_flags(struct prof *p, const uint32_t *order)
+static void propagate_flags(struct prof *p, const uint32_t *order, const uint32_t *parent_of)
 {
 	int incl_graph = (p->spec_used >> SYMSPEC_INCL_GRAPH) & 1;
 	int incl_time = (p->spec_used >> SYMSPEC_INCL_TIME) & 1;
 	uint32_t old_head = PROF_NONE;
+	uint32_t *head_of = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
+	uint32_t *next_of = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < p->nsyms; i++) {
+		head_of[i] = p->items[i].head;
+		next_of[i] = p->items[i].next;
+	}
 	for (size_t k = p->nsyms; k-- > 0;) {
 		uint32_t ci = order[k];
 		struct prof_func *child = &p->items[ci];
 		if (child->head != old_head) {
 			old_head = child->head;
-			inherit_flags(p, ci);
+			inherit_flags(p, ci, parent_of, head_of, next_of);
 		}
 		if (!child->print_flag) {
 			if (spec_in(child, SYMSPEC_INCL_GRAPH) ||
@@ -430,6 +399,8 @@ static void propagate_flags(struct prof *p, const uint32_t *order)
 		}
 		child->prop_self = child->time * child->prop_fract;
 	}
+	free(head_of);
+	free(next_of);
 }
 
 /* The arc from parent to child, or PROF_NONE: the shorter of the two lists is searched. */
@@ -645,16 +616,15 @@ void graph_analyse(struct prof *p)
 		struct prof_func *f = &p->items[i];
 		f->self_calls = 0;
 		for (uint32_t k = 0; k < f->nchild; k++) {
+			if (child_of[f->child0 + k] != i)
+				continue;
 			const struct prof_arc *a = &p->arcs[p->child_arcs[f->child0 + k]];
-			if (a->child == i) {
-				f->ncalls -= a->count < f->ncalls ? a->count : f->ncalls;
-				f->self_calls = a->count;
-			}
+			f->ncalls -= a->count < f->ncalls ? a->count : f->ncalls;
+			f->self_calls = a->count;
 		}
 	}
 	size_t nscc;
-	uint32_t *roots = graph_scc(p, child_of, &nscc);
-	uint32_t *top = graph_cycles(p);
+	uint32_t *top = graph_cycles(p, child_of, &nscc);
 	/* bottom up: components complete callees first; all members of one before the next */
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
 	uint32_t *start = xcalloc(nscc + 2, sizeof(uint32_t));
@@ -664,7 +634,7 @@ void graph_analyse(struct prof *p)
 		start[s + 1] += start[s];
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[start[p->items[i].scc]++] = (uint32_t)i;
-	propagate_flags(p, order);
+	propagate_flags(p, order, parent_of);
 	if (p->measured) {
 		measured_times(p, order, child_of, parent_of);
 	} else if (p->sampled) {
@@ -693,7 +663,6 @@ void graph_analyse(struct prof *p)
 	free(top);
 	free(order);
 	free(start);
-	free(roots);
 	free(child_of);
 	free(parent_of);
 	free(p->time_order);
@@ -701,14 +670,22 @@ void graph_analyse(struct prof *p)
 	for (size_t i = 0; i < p->nr; i++)
 		p->time_order[i] = (uint32_t)i;
 	struct tkey *keys = xmalloc((p->nr + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((p->nr + 1) * sizeof(uint64_t));
+	int nan = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct prof_func *f = &p->items[i];
 		const char *key = f->name ? prof_key(f) : NULL;
 		keys[i] = (struct tkey){ f->prop_self + f->prop_child, f->ncalls, key, f->cyc,
 					 key && key[0] == '_' };
+		nan |= isnan(keys[i].total);
+		rk[i] = ~prof_key_up(keys[i].total); /* total time decreasing */
 	}
 	sort_keys = keys;
-	qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+	if (nan)
+		qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+	else
+		prof_sort_keyed(p->time_order, rk, p->nr, cmp_total_idx);
+	free(rk);
 	free(keys);
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[p->time_order[i]].index = (uint32_t)i + 1;

@@ -1,6 +1,7 @@
 /* The flat profile, call graph and index in GNU gprof's layout (columns, widths, sort orders), so
  * that people and tools that read gprof's output read ours; the explanations are our own. */
 #define _GNU_SOURCE /* qsort_r */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,12 +308,20 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 	for (size_t i = 0; i < p->nsyms; i++)
 		order[i] = (uint32_t)i;
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((p->nsyms + 1) * sizeof(uint64_t));
+	int nan = 0;
 	for (size_t i = 0; i < p->nsyms; i++) {
 		const struct prof_func *s = &p->items[i];
 		keys[i] = (struct fkey){ s->time, s->ncalls, prof_key(s), s->addr };
+		nan |= isnan(s->time);
+		rk[i] = ~prof_key_up(s->time); /* self time decreasing */
 	}
 	sort_keys = keys;
-	qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+	if (nan)
+		qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+	else
+		prof_sort_keyed(order, rk, p->nsyms, cmp_time);
+	free(rk);
 	free(keys);
 	size_t log_scale = 0;
 	double top_time = 0.0;
@@ -604,25 +613,34 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 		*q++ = '\n';
 		o->q = q;
 		/* members, by total time then calls (stable: address order on ties) */
+		/* the chain walked once (each step waits for a member's struct: a big cycle's are
+		 * all over the array), the buffer grown as it goes */
 		size_t nm = 0;
-		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
-			nm++;
-		if (nm * sizeof(uint32_t) > *bufsz * sizeof(struct gent)) {
-			*bufsz = nm * 2;
-			*buf = xrealloc(*buf, *bufsz * sizeof(struct gent));
-		}
 		uint32_t *mem = *buf;
-		nm = 0;
-		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next)
+		for (uint32_t m = s->next; m != PROF_NONE; m = p->items[m].next) {
+			if ((nm + 1) * sizeof(uint32_t) > *bufsz * sizeof(struct gent)) {
+				*bufsz = *bufsz ? *bufsz * 2 : 64;
+				*buf = xrealloc(*buf, *bufsz * sizeof(struct gent));
+				mem = *buf;
+			}
 			mem[nm++] = m;
+		}
 		struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+		uint64_t *rk = xmalloc((nm + 1) * sizeof(uint64_t));
+		int nan = 0;
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];
 			/* addr: the member's place in the cycle's chain, gprof's order on ties */
 			keys[mem[k]] = (struct fkey){ fm->prop_self + fm->prop_child,
 						      fm->ncalls + fm->self_calls, fm->name, k };
+			nan |= isnan(keys[mem[k]].t);
+			rk[k] = ~prof_key_up(keys[mem[k]].t); /* total time decreasing */
 		}
-		qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
+		if (nan)
+			qsort_r(mem, nm, sizeof(uint32_t), cmp_member, keys);
+		else
+			prof_sort_keyed_r(mem, rk, nm, cmp_member, keys);
+		free(rk);
 		free(keys);
 		for (size_t k = 0; k < nm; k++) {
 			const struct prof_func *fm = &p->items[mem[k]];
@@ -939,23 +957,26 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 		names[nnames++] = (uint32_t)i;
 	}
 	struct fkey *keys = xmalloc((p->nsyms + 1) * sizeof(*keys));
+	uint64_t *rk = xmalloc((nnames + 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < p->nsyms; i++)
 		keys[i] = (struct fkey){ 0, 0, prof_key(&p->items[i]), p->items[i].addr };
+	for (size_t k = 0; k < nnames; k++)
+		rk[k] = prof_key_str(keys[names[k]].name);
 	sort_keys = keys;
-	qsort(names, nnames, sizeof(uint32_t), cmp_name);
+	prof_sort_keyed(names, rk, nnames, cmp_name);
+	free(rk);
 	free(keys);
 	size_t todo = nnames;
 	for (size_t i = p->nsyms; i < p->nr; i++)
 		names[todo++] = (uint32_t)i;
 	fputs("\f\nIndex by function name\n\n", f);
 	size_t rows = (todo + 2) / 3;
-	for (size_t i = 0; i < rows; i++) {
-		int col = 0, starting_col = 0;
-		for (size_t j = i; j < todo; j += rows) {
-			const struct prof_func *s = &p->items[names[j]];
-			char buf[48];
-			snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
-			if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+	if (flags & PRINT_BSD) { /* gprof's BSD layout: fixed columns, names cut */
+		for (size_t i = 0; i < rows; i++) {
+			for (size_t j = i; j < todo; j += rows) {
+				const struct prof_func *s = &p->items[names[j]];
+				char buf[48];
+				snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
 				if (j < nnames) {
 					fprintf(f, "%6.6s %-19.19s", buf, prof_key(s));
 				} else {
@@ -963,29 +984,62 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 					snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
 					fprintf(f, "%-19.19s", buf);
 				}
-				continue;
 			}
-			col += (int)strlen(buf);
-			for (; col < starting_col + 5; ++col)
-				fputc(' ', f);
-			fprintf(f, " %s ", buf);
+			fputc('\n', f);
+		}
+		free(names);
+		return;
+	}
+	/* gprof's layout: a name's column starts 5 past where the last one's ended, or at its place */
+	struct obuf o;
+	ob_open(&o, f);
+	for (size_t i = 0; i < rows; i++) {
+		int col = 0, starting_col = 0;
+		for (size_t j = i; j < todo; j += rows) {
+			const struct prof_func *s = &p->items[names[j]];
+			char buf[48], *q = buf;
+			*q++ = s->print_flag ? '[' : '(';
+			q = fmt_u(q, s->index, 0);
+			*q++ = s->print_flag ? ']' : ')';
+			int n = (int)(q - buf);
+			col += n;
+			for (; col < starting_col + 5;) { /* -w may make it any width */
+				int k = starting_col + 5 - col < OBUF_LINE / 2 ? starting_col + 5 - col :
+										 OBUF_LINE / 2;
+				ob_room(&o);
+				o.q = fmt_spaces(o.q, k);
+				col += k;
+			}
+			ob_room(&o);
+			*o.q++ = ' ';
+			memcpy(o.q, buf, (size_t)n);
+			o.q += n;
+			*o.q++ = ' ';
 			if (j < nnames) {
-				fputs(s->name, f);
-				col += (int)strlen(s->name);
+				size_t nl = strlen(s->name);
+				ob_put(&o, s->name, nl);
+				col += (int)nl;
 				if (s->is_static && s->file) {
 					const char *fn = strrchr(s->file, '/');
 					fn = fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file;
-					fprintf(f, " (%s)", fn);
-					col += (int)strlen(fn) + 3;
+					size_t fl = strlen(fn);
+					ob_put(&o, " (", 2);
+					ob_put(&o, fn, fl);
+					ob_put(&o, ")", 1);
+					col += (int)fl + 3;
 				}
 			} else {
-				snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
-				fputs(buf, f);
-				col += (int)strlen(buf);
+				ob_put(&o, "<cycle ", 7);
+				ob_room(&o);
+				o.q = fmt_u(o.q, (uint64_t)s->cyc, 0);
+				*o.q++ = '>';
+				col += 8 + (int)(fmt_u(buf, (uint64_t)s->cyc, 0) - buf);
 			}
 			starting_col += column_width;
 		}
-		fputc('\n', f);
+		ob_room(&o);
+		*o.q++ = '\n';
 	}
+	ob_close(&o);
 	free(names);
 }

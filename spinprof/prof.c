@@ -1,4 +1,5 @@
 /* The profile model's small helpers: allocation, functions, arcs merged by (caller, callee). */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,7 +12,7 @@
 static void *huge_hint(void *p, size_t n)
 {
 	const uintptr_t huge = 2u << 20;
-	if (p && n >= 4 * huge) {
+	if (p && n >= 2 * huge) {
 		uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 		uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
 		if (hi > lo)
@@ -145,6 +146,94 @@ void prof_sort_funcs(struct prof *p)
 		qsort(p->items, p->nr, sizeof(*p->items), func_cmp);
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].head = (uint32_t)i;
+}
+
+uint64_t prof_key_up(double v)
+{
+	uint64_t u;
+	if (v == 0.0)
+		v = 0.0; /* -0.0 sorts as 0.0, as the comparisons see them */
+	memcpy(&u, &v, sizeof(u));
+	return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+uint64_t prof_key_str(const char *s)
+{
+	uint64_t k = 0;
+	int i = 0;
+	for (; i < 8 && s[i]; i++)
+		k = k << 8 | (unsigned char)s[i];
+	for (; i < 8; i++) /* past the NUL: 0, below every byte, as strcmp sees it */
+		k <<= 8;
+	return k;
+}
+
+/* prof_sort_keyed's radix sort: idx and keys in increasing key order (ties in no given order) */
+static void radix_pairs(uint32_t *idx, uint64_t *keys, size_t n)
+{
+	/* a least significant digit radix sort of (key, index) pairs, a byte a pass; the passes in
+	 * which every key has the same byte are skipped */
+	struct kv {
+		uint64_t k;
+		uint32_t i;
+	} *a = xmalloc((n + 1) * sizeof(*a)), *b = xmalloc((n + 1) * sizeof(*b));
+	for (size_t j = 0; j < n; j++)
+		a[j] = (struct kv){ keys[j], idx[j] };
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 };
+		for (size_t j = 0; j < n; j++)
+			count[(a[j].k >> shift) & 0xff]++;
+		if (n == 0 || count[(a[0].k >> shift) & 0xff] == n)
+			continue;
+		size_t pos = 0;
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[d];
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t j = 0; j < n; j++)
+			b[count[(a[j].k >> shift) & 0xff]++] = a[j];
+		struct kv *t = a;
+		a = b;
+		b = t;
+	}
+	for (size_t j = 0; j < n; j++) {
+		idx[j] = a[j].i;
+		keys[j] = a[j].k;
+	}
+	free(a);
+	free(b);
+}
+
+/* The end of the run of keys equal to keys[j]. */
+static size_t key_run(const uint64_t *keys, size_t n, size_t j)
+{
+	size_t e = j + 1;
+	while (e < n && keys[e] == keys[j])
+		e++;
+	return e;
+}
+
+void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
+{
+	radix_pairs(idx, keys, n);
+	/* the ties in the comparison's own order */
+	for (size_t j = 0, e; j < n; j = e) {
+		e = key_run(keys, n, j);
+		if (e - j > 1)
+			qsort(idx + j, e - j, sizeof(uint32_t), cmp);
+	}
+}
+
+void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
+		       int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	radix_pairs(idx, keys, n);
+	for (size_t j = 0, e; j < n; j = e) {
+		e = key_run(keys, n, j);
+		if (e - j > 1)
+			qsort_r(idx + j, e - j, sizeof(uint32_t), cmp, arg);
+	}
 }
 
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)

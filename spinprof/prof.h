@@ -181,6 +181,18 @@ int prof_ctr_col(const struct prof *p, const char *name);
 double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
+/* Sort idx[0..n) as qsort(idx, n, sizeof(uint32_t), cmp) would, when cmp orders first by a key that
+ * keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every time,
+ * as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is left
+ * sorted. For a big index order that qsort spent most of its time calling cmp on. */
+void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *));
+/* The same with qsort_r's comparison (no global: the call graph is printed by two threads). */
+void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
+		       int (*cmp)(const void *, const void *, void *), void *arg);
+/* Keys for it: a double (not NaN) ascending as an unsigned number (~ of it: descending), and the first
+ * 8 bytes of a string as strcmp orders them. */
+uint64_t prof_key_up(double v);
+uint64_t prof_key_str(const char *s);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */
 uint32_t prof_lookup(const struct prof *p, uint64_t pc);
 
@@ -201,8 +213,13 @@ void prof_reading(const char *path);
 		}                                                                \
 	} while (0)
 
-/* graph.c: arcs lists, cycles (iterative Tarjan), propagation or measured times, index order. */
+/* graph.c: arcs lists, cycles (gprof's search, an iterative path-based SCC), propagation or measured
+ * times, index order. */
 void graph_analyse(struct prof *p);
+/* graph.c's search alone, spinprof's one SCC routine, on any graph of n nodes: v's successors are
+ * succ[first[v] .. first[v] + count[v]). Returns (caller frees) each node's strongly connected
+ * component, numbered from 0 in the order they complete (a component's successors before it). */
+uint32_t *graph_components(uint32_t n, const uint32_t *first, const uint32_t *count, const uint32_t *succ);
 
 /* print-gprof.c */
 enum print_flags {

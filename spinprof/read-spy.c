@@ -700,6 +700,14 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	for (uint32_t i = 0; i < g->nmodules; i++)
 		if (g->modules[i].flags & GMON_MOD_INSTRUMENTED)
 			spy_binary(&b, g, &g->modules[i]);
+	/* room for them all at once: one big array, on huge pages, instead of a doubling one */
+	size_t nfuncs = p->nr;
+	for (uint32_t i = 0; i < g->nfuncsets; i++)
+		nfuncs += g->funcsets[i].nr;
+	if (nfuncs > p->alloc) {
+		p->alloc = nfuncs + 1;
+		p->items = xrealloc(p->items, p->alloc * sizeof(*p->items));
+	}
 	for (uint32_t i = 0; i < g->nfuncsets; i++) {
 		const struct gmon_funcs *fs = &g->funcsets[i];
 		for (uint32_t j = 0; j < fs->nr; j++) {

@@ -113,10 +113,16 @@ void symspecs_apply(const struct symspecs *s, struct prof *p)
 		return;
 	for (size_t i = 0; i < p->nsyms; i++) {
 		struct prof_func *f = &p->items[i];
+		char first = prof_key(f)[0];
 		for (size_t k = 0; k < s->nr; k++) {
 			const struct symspec *x = &s->items[k];
+			const struct symspec_pat *m = &x->left;
+			/* a bare name whose first byte differs, the common case (gprof's six default
+			 * exclusions are tried on every function), needs no call */
+			if (m->name && !m->file && !m->line && !m->no_file && m->name[0] != first)
+				continue;
 			/* an arc spec's left side fills its table too, as in gprof */
-			if (pat_match(&x->left, f)) {
+			if (pat_match(m, f)) {
 				f->spec |= 1u << x->table;
 				p->spec_used |= 1u << x->table;
 			}
