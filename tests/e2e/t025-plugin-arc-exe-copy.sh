@@ -45,13 +45,13 @@ cat >"$T/main.c" <<'EOC'
 #include "sample.h"
 extern void (*_Atomic early_work)(void);
 void early_join(void);
-static volatile int sink;
-static int k;
+static __thread volatile int sink; /* per thread: no race between the threads */
+static int k; /* atomic: the constructor's thread reads it, and libearly.so, built without the sanitizer, orders nothing TSan sees */
 NOINL int leaf(int x) { BARRIER(); return x + 1; }
 NOINL int mid(int x) { int r = leaf(x); BARRIER(); return r + leaf(r); }
 NOINL void work(void)
 {
-	for (int i = 0; i < k; i++) {
+	for (int i = 0; i < __atomic_load_n(&k, __ATOMIC_RELAXED); i++) {
 		sink = mid(i);
 		BARRIER();
 	}
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 {
 	int n = atoi(argv[2]);
 	pthread_t t[8];
-	k = atoi(argv[1]);
+	__atomic_store_n(&k, atoi(argv[1]), __ATOMIC_RELAXED);
 	atomic_store(&early_work, work);
 	early_join();
 	for (int i = 0; i < n; i++)
