@@ -226,10 +226,28 @@ static inline struct tstate *state(void)
 	return t;
 }
 
+/* ABI 7: the executable's own copy of the slab pointer (spy-abi.h, SPY_COUNTS_EXE_SYMBOL), as an offset
+ * from the thread pointer, the same in every thread; 0 until a unit of ABI 7 registers. Without it
+ * every counted call of such code would take the slow path (its CPUID and XSAVE), not just a
+ * thread's first. */
+static intptr_t counts_exe_off;
+
+static inline char *thread_pointer(void)
+{
+	char *tp = NULL;
+#if defined(__x86_64__)
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+#endif
+	return tp;
+}
+
 EXPORT uint64_t *__spy_counts_slow(void)
 {
 	struct tstate *t = state();
+	intptr_t off = __atomic_load_n(&counts_exe_off, __ATOMIC_ACQUIRE);
 	__spy_counts = t->slab;
+	if (off && thread_pointer())
+		*(uint64_t **)(void *)(thread_pointer() + off) = t->slab;
 	return t->slab;
 }
 
@@ -612,7 +630,11 @@ static int cmp_rec(const void *a, const void *b)
 
 EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag, void *thread_exe)
 {
-	(void)thread_exe; /* ABI 7: its first value (held) makes every inline call miss, as here */
+	/* ABI 7: the arcs code's copy of the thread pointer is left at its first value (held), so that
+	 * every inline call misses, as the trace wants; the slab pointer's copy 8 bytes after it is kept */
+	if (SPY_UNIT_TAG_ABI(tag) >= 7 && thread_exe && thread_pointer())
+		__atomic_store_n(&counts_exe_off, (char *)thread_exe + 8 - thread_pointer(),
+				 __ATOMIC_RELEASE);
 	struct found where = { .pc = (uintptr_t)begin };
 	dl_iterate_phdr(find_object, &where);
 
