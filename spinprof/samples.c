@@ -191,8 +191,11 @@ static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 			else
 				hi = mid;
 		}
-		if (lo > 0 && fa < t->items[lo - 1].end)
-			return proc_at(m, t->items[lo - 1].addr + md->base, t->items[lo - 1].name, mi);
+		/* a PC past the symbol's section is in none of its code: a PLT entry after _init's
+		 * .init is NAME@plt (modsym, below), not _init as in gprof's ranges */
+		const struct symtab_sym *y = lo > 0 ? &t->items[lo - 1] : NULL;
+		if (y && fa < y->end && (!y->sec_end || fa < y->sec_end))
+			return proc_at(m, y->addr + md->base, y->name, mi);
 	} else {
 		uint32_t k = prof_floor(p, a);
 		if (k != SP_NONE && p->items[k].addr >= md->text_lo)

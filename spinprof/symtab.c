@@ -278,6 +278,7 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			GElf_Shdr ssh;
 			Elf_Scn *sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
 			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
+			y->sec_end = sscn && gelf_getshdr(sscn, &ssh) ? ssh.sh_addr + ssh.sh_size : 0;
 			y->mapped = 0;
 		}
 	}

@@ -7,6 +7,8 @@
 
 struct symtab_sym {
 	uint64_t addr, end; /* file addresses, [addr, end) */
+	uint64_t sec_end;   /* the end of its section, 0 if unknown: gprof's ranges run past it (_init's
+			     * over .plt), spy's sampled PCs do not */
 	char *name;
 	unsigned is_static : 1, is_func : 1, in_code : 1; /* in_code: its section is executable */
 	unsigned mapped : 1; /* -R: named after its object file (the map's first function of it) */

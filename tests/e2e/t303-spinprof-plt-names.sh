@@ -18,6 +18,8 @@
 #   - the library's .plt.sec and .plt.got entries likewise, its own hidden ifunc (in no .dynsym) named
 #     from the debug file's symbols,
 #   - its PLT0 and lazy stubs stay [libibt.so],
+#   - the same library unstripped, whose .symtab's _init (in .init) comes before .plt: the same names,
+#     no PC of the PLT given to _init (gprof's range of _init runs up to the next symbol),
 #   - the report lists nothing else.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 . "$(dirname "$0")/lib-plt.sh"
@@ -47,9 +49,9 @@ static uint8_t *hex_bytes(const char *h, uint32_t *n)
 	return b;
 }
 
-/* stdin: up to two "module PATH BUILDID BASE TEXTLO TEXTHI" (hex; in place of spygen's libc and
- * runtime), then "at M OFFSET TICKS": a PC at module M's (1 or 2) base + OFFSET (hex), one stack
- * each, in main, of thread 100, wall at 1000 Hz */
+/* stdin: up to three "module PATH BUILDID BASE TEXTLO TEXTHI" (hex; the first two in place of
+ * spygen's libc and runtime), then "at M OFFSET TICKS": a PC at module M's (1 to 3) base + OFFSET
+ * (hex), one stack each, in main, of thread 100, wall at 1000 Hz */
 int main(int argc, char **argv)
 {
 	struct gmon_profile p;
@@ -64,8 +66,13 @@ int main(int argc, char **argv)
 	sampling(&p, GMON_WATCH_WALL, 1000, 1, "");
 	thread(&p, 100);
 	while (scanf("%15s", kind) == 1) {
-		if (strcmp(kind, "module") == 0 && nmod < 2 &&
+		if (strcmp(kind, "module") == 0 && nmod < 3 &&
 		    scanf("%4095s %255s %llx %llx %llx", path, bid, &base, &lo, &hi) == 5) {
+			if (1 + nmod == (int)p.nmodules) {
+				p.modules = realloc(p.modules, (p.nmodules + 1) * sizeof(*p.modules));
+				p.modules[p.nmodules] = (struct gmon_module){ .id = p.nmodules + 1, .path = NULL };
+				p.nmodules++;
+			}
 			struct gmon_module *m = &p.modules[1 + nmod++];
 			free(m->path);
 			m->path = strdup(path);
@@ -116,7 +123,9 @@ if ! $CC -O2 -fPIC -shared -fcf-protection=full -Wl,-z,ibtplt -o "$IBT" "$T/ibt.
 elif ! readelf -SW "$IBT" | grep -q ' \.plt\.sec '; then
 	IBT_WHY="the linker made no .plt.sec with -z ibtplt"
 else
-	objcopy --only-keep-debug "$IBT" "$IBT.debug" && objcopy --strip-all --add-gnu-debuglink="$IBT.debug" "$IBT" ||
+	# a copy with its .symtab, where _init (in .init) is the symbol before .plt
+	cp "$IBT" "$T/libsym.so" &&
+		objcopy --only-keep-debug "$IBT" "$IBT.debug" && objcopy --strip-all --add-gnu-debuglink="$IBT.debug" "$IBT" ||
 		exit 1
 fi
 
@@ -147,11 +156,14 @@ expect 1 "$LIBC" "$libc_debug" "$T/libc.pcs" >"$T/want.1"
 {
 	module "$LIBC" 7f0000000000
 	[ -n "$IBT_WHY" ] || module "$IBT" 7f1000000000
+	[ -n "$IBT_WHY" ] || module "$T/libsym.so" 7f2000000000
 } >"$T/gen.mods"
 cp "$T/libc.pcs" "$T/gen.pcs"
 if [ -z "$IBT_WHY" ]; then
 	expect 2 "$IBT" "$IBT.debug" "$T/ibt.pcs" >>"$T/want.1"
 	cat "$T/ibt.pcs" >>"$T/gen.pcs"
+	expect 3 "$T/libsym.so" "$T/libsym.so" "$T/sym.pcs" >>"$T/want.1"
+	cat "$T/sym.pcs" >>"$T/gen.pcs"
 fi
 sort "$T/want.1" >"$T/want"
 
@@ -162,7 +174,7 @@ got() {
 		on && /^    \(/ { w = $0; sub(/^    \(/, "", w); t = w; sub(/\) = .*/, "", w)
 			sub(/.*\) = /, "", t); sub(/ .*/, "", t); print w, n, t }' "$1"
 }
-tap_plan 6
+tap_plan 7
 
 # the PCs 40 to a profile, each PC's 20 to 24 ticks 1 % or more of its profile's: all highly active
 run_it() {
@@ -205,5 +217,10 @@ ibt_stubs() {
 	same '^libibt\.so\+0x[0-9a-f]+ \[libibt\.so\] ' 2
 }
 check "the library's PLT0 and lazy binding stubs in .plt (objdump: no NAME@plt) stay [libibt.so]$([ -z "$IBT_WHY" ] || echo " # SKIP $IBT_WHY")" ibt_stubs
+sym_named() {
+	[ -z "$IBT_WHY" ] || return 0
+	same '^libsym\.so\+0x[0-9a-f]+ ' 7
+}
+check "the same library unstripped (_init before .plt in its .symtab): NAME@plt, its PLT0 and stubs [libsym.so], no _init$([ -z "$IBT_WHY" ] || echo " # SKIP $IBT_WHY")" sym_named
 check "the report's procedures hold these PCs and no other" diff -u "$T/want" "$T/got"
 tap_done
