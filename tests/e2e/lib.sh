@@ -70,7 +70,8 @@ not_ok() {
 diag() { sed -e 's/^/# /'; }
 
 # check DESC CMD [ARG...]: one test that passes when CMD succeeds; on failure the first lines of
-# its output become TAP diagnostics.
+# its output become TAP diagnostics and the status is 1, so that `if ! check ...` can skip what
+# needs the point.
 check() {
 	local desc=$1 out
 	shift
@@ -79,6 +80,7 @@ check() {
 	else
 		not_ok "$desc"
 		printf '%s\n' "$out" | head -n 40 | diag
+		return 1
 	fi
 }
 
