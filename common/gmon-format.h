@@ -425,6 +425,7 @@ struct gmon_profile {
 #define gmon_watch_parse spyrt_gmon_watch_parse
 #define gmon_trace_kind_name spyrt_gmon_trace_kind_name
 #define gmon_crc32 spyrt_gmon_crc32
+#define gmon_pipe_min spyrt_gmon_pipe_min
 #endif
 
 /* A zeroed profile. */
@@ -446,6 +447,10 @@ int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *er
 int gmon_read_file(const char *path, struct gmon_profile *p, char *err, size_t errsz);
 /* gmon_read_file on an open descriptor of a regular file (read with pread; not closed). */
 int gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
+/* A compressed payload of at least this many raw bytes (default 16 MiB; 0: none) is inflated by a
+ * second thread, a few MiB ahead of the decoding, which it overlaps; the result and the messages are
+ * those of decoding in one thread. For gmon_read_fd, gmon_read_file and gmon_decode alike. */
+extern uint64_t gmon_pipe_min;
 /* Open path for reading, only if it is a regular file: a FIFO or a device is refused before it is
  * opened, and the open never blocks. Returns the descriptor, or -1 and the reason in err. */
 int gmon_open_regular(const char *path, char *err, size_t errsz);

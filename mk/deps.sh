@@ -26,6 +26,8 @@ pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
 # pprof's profile.proto. Tests only: each output format's real consumer (callgrind_annotate, xmllint, dot,
 # go tool pprof, headless chromium) and libc's debug symbols (t-names of libc's functions).
 pkgs="$pkgs libdw-dev libprotobuf-c-dev protobuf-c-compiler valgrind libxml2-utils graphviz golang-go"
+# spinprof: Intel ISA-L inflates big profiles about twice as fast as zlib (common/gmon-read.c)
+pkgs="$pkgs libisal-dev"
 pkgs="$pkgs chromium libc6-dbg"
 # Tests only: node and npm install and run the real viewers of tests/e2e/viewer (speedscope, driven in
 # headless chromium by playwright-core; t287-t289), whose npm packages are pinned by its package-lock.json.
