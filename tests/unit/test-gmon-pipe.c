@@ -188,8 +188,7 @@ static int decode(int way, const uint8_t *f, size_t len, struct gmon_profile *p,
 }
 
 /* Decode f every way: all succeed with the same profile (its plain encoding), or all fail with the
- * same message, which is returned (NULL: success). spinprof's ways must agree exactly; the runtime's
- * zlib too, unless zlib_may_differ. */
+ * same message, which is returned (NULL: success). */
 static char *all_ways(const uint8_t *f, size_t len, const char *what)
 {
 	static char msg[WAYS][512];
