@@ -1,5 +1,6 @@
-/* read-time: the time gmon_read_file() takes to read and decode a spy profile, the fastest and the
- * median of RUNS reads, for bench/spinprof-bench.sh (the decoder's share of spinprof's time).
+/* read-time: the time gmon_read_file() takes to read and decode a spy profile (built with spinprof's
+ * copy of the decoder), the fastest and the median of RUNS reads, for bench/spinprof-bench.sh (the
+ * decoder's share of spinprof's time).
  *   read-time FILE [RUNS]    prints "fastest_s median_s" */
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,7 +27,8 @@ runs=${1:-5}
 bench_workdir spinprof-bench
 
 $CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
-$CC -O2 -I"$src/common" "$here/read-time.c" "$src/common/gmon-io.c" -o "$w/read-time" -lz
+# the decoder as spinprof has it (spinprof/gmon-io.c: Intel ISA-L, the inflating thread)
+$CC -O2 -I"$src/common" "$here/read-time.c" "$src/spinprof/gmon-io.c" -o "$w/read-time" -lz -lisal
 "$w/gen" spy "$w/spy.out" "$NF" "$NA" 1
 
 # NF functions of 16 bytes each, and main
