@@ -5,6 +5,7 @@
  * pthread_exit or foreign unwinding, a new arc, a full stack) jumps to a slow path that starts over
  * under the re-entrancy guard. Also the start-up calibration of the hooks' own cost. */
 #include "spyrt.h"
+#include "spy-stub.h"
 
 #include <string.h>
 
@@ -22,16 +23,6 @@ SPY_TLS struct spy_thread *spy_tls_thread = &spy_unattached;
 static intptr_t exe_copy_off[EXE_COPIES];
 static uint32_t exe_copies;
 
-static inline char *thread_pointer(void)
-{
-	char *tp = NULL;
-
-#if defined(__x86_64__)
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-#endif
-	return tp;
-}
-
 /* Write the copies with t. */
 static inline void exe_copies_write(struct spy_thread *t)
 {
@@ -40,7 +31,7 @@ static inline void exe_copies_write(struct spy_thread *t)
 
 	if (likely(!n))
 		return;
-	tp = thread_pointer();
+	tp = spy_thread_pointer();
 	for (uint32_t i = 0; i < n; i++)
 		__atomic_store_n((struct spy_thread **)(void *)(tp + exe_copy_off[i]), t, __ATOMIC_RELAXED);
 }
@@ -54,7 +45,7 @@ uint64_t *spy_counts_set(uint64_t *c)
 	__spy_counts = c;
 	if (likely(!n))
 		return c;
-	tp = thread_pointer();
+	tp = spy_thread_pointer();
 	for (uint32_t i = 0; i < n; i++)
 		__atomic_store_n((uint64_t **)(void *)(tp + exe_copy_off[i] + 8), c, __ATOMIC_RELAXED);
 	return c;
@@ -74,10 +65,10 @@ void spy_tls_set(struct spy_thread *t)
 /* From __spy_register_unit, under spy_lock: addr is the copy's address in the calling thread. */
 void spy_thread_exe_add(void *addr)
 {
-	intptr_t off = (char *)addr - thread_pointer();
+	intptr_t off = (char *)addr - spy_thread_pointer();
 	uint32_t n = exe_copies;
 
-	if (!thread_pointer())
+	if (!spy_thread_pointer())
 		return;
 	for (uint32_t i = 0; i < n; i++)
 		if (exe_copy_off[i] == off)

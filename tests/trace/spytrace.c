@@ -232,22 +232,13 @@ static inline struct tstate *state(void)
  * thread's first. */
 static intptr_t counts_exe_off;
 
-static inline char *thread_pointer(void)
-{
-	char *tp = NULL;
-#if defined(__x86_64__)
-	__asm__("movq %%fs:0, %0" : "=r"(tp));
-#endif
-	return tp;
-}
-
 EXPORT uint64_t *__spy_counts_slow(void)
 {
 	struct tstate *t = state();
 	intptr_t off = __atomic_load_n(&counts_exe_off, __ATOMIC_ACQUIRE);
 	__spy_counts = t->slab;
-	if (off && thread_pointer())
-		*(uint64_t **)(void *)(thread_pointer() + off) = t->slab;
+	if (off && spy_thread_pointer())
+		*(uint64_t **)(void *)(spy_thread_pointer() + off) = t->slab;
 	return t->slab;
 }
 
@@ -632,8 +623,8 @@ EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, ui
 {
 	/* ABI 7: the arcs code's copy of the thread pointer is left at its first value (held), so that
 	 * every inline call misses, as the trace wants; the slab pointer's copy 8 bytes after it is kept */
-	if (SPY_UNIT_TAG_ABI(tag) >= 7 && thread_exe && thread_pointer())
-		__atomic_store_n(&counts_exe_off, (char *)thread_exe + 8 - thread_pointer(),
+	if (SPY_UNIT_TAG_ABI(tag) >= 7 && thread_exe && spy_thread_pointer())
+		__atomic_store_n(&counts_exe_off, (char *)thread_exe + 8 - spy_thread_pointer(),
 				 __ATOMIC_RELEASE);
 	struct found where = { .pc = (uintptr_t)begin };
 	dl_iterate_phdr(find_object, &where);
