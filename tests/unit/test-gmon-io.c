@@ -123,6 +123,13 @@ static void make_profile(struct gmon_profile *p, int big)
 		th->fstats[0].self = 4000;
 		th->fstats[0].min = 3;
 		th->fstats[0].max = 900;
+		/* the buckets live in the thread's one pool: 10 of the function time's, then 12 of the
+		 * stopwatch's (their last 2 empty: the encoder leaves them out) */
+		th->hist_pool = calloc(22, sizeof(uint64_t));
+		th->fstats[0].nhist = 10;
+		th->fstats[0].hist = th->hist_pool;
+		th->fstats[0].nohist = 12;
+		th->fstats[0].outer_hist = (uint64_t *)th->hist_pool + 10;
 		th->fstats[0].hist[1] = 2;
 		th->fstats[0].hist[9] = 40;
 		/* revision 3: the stopwatch of the outermost calls, its sum of squares over 64 bits */
@@ -186,6 +193,34 @@ static void make_profile(struct gmon_profile *p, int big)
 	p->counters = calloc(2, sizeof(*p->counters));
 	p->counters[0] = (struct gmon_counter){ sdup("threads"), 2 };
 	p->counters[1] = (struct gmon_counter){ sdup("open_frames"), 0 };
+}
+
+/* A histogram's bucket k: those past the n held are 0. */
+static uint64_t bucket(const uint64_t *h, uint32_t n, int k)
+{
+	assert_true(n <= GMON_HIST_BUCKETS);
+	return (uint32_t)k < n ? h[k] : 0;
+}
+
+/* Two function times alike: their fields, and their histograms bucket by bucket (however many
+ * buckets each holds). */
+static void fstat_equal(const struct gmon_fstat *f, const struct gmon_fstat *g)
+{
+	assert_int_equal(f->addr, g->addr);
+	assert_int_equal(f->calls, g->calls);
+	assert_int_equal(f->incl, g->incl);
+	assert_int_equal(f->self, g->self);
+	assert_int_equal(f->min, g->min);
+	assert_int_equal(f->max, g->max);
+	assert_int_equal(f->outer, g->outer);
+	assert_int_equal(f->outer_sum, g->outer_sum);
+	assert_int_equal(f->outer_min, g->outer_min);
+	assert_int_equal(f->outer_sq[0], g->outer_sq[0]);
+	assert_int_equal(f->outer_sq[1], g->outer_sq[1]);
+	for (int k = 0; k < GMON_HIST_BUCKETS; k++) {
+		assert_int_equal(bucket(f->hist, f->nhist, k), bucket(g->hist, g->nhist, k));
+		assert_int_equal(bucket(f->outer_hist, f->nohist, k), bucket(g->outer_hist, g->nohist, k));
+	}
 }
 
 static void same_profile(const struct gmon_profile *a, const struct gmon_profile *b)
@@ -260,7 +295,8 @@ static void same_profile(const struct gmon_profile *a, const struct gmon_profile
 		assert_int_equal(s->narcs, t->narcs);
 		assert_memory_equal(s->arcs, t->arcs, s->narcs * sizeof(*s->arcs));
 		assert_int_equal(s->nfstats, t->nfstats);
-		assert_memory_equal(s->fstats, t->fstats, s->nfstats * sizeof(*s->fstats));
+		for (uint64_t j = 0; j < s->nfstats; j++)
+			fstat_equal(&s->fstats[j], &t->fstats[j]);
 		assert_int_equal(s->ncounts, t->ncounts);
 		assert_memory_equal(s->counts, t->counts, s->ncounts * sizeof(*s->counts));
 	}
@@ -378,6 +414,9 @@ static void round_trip(int big, int level, int want_zlib)
 	if (decode_both(buf, len, &q, err, sizeof(err)))
 		fail_msg("decode: %s", err);
 	same_profile(&p, &q);
+	/* what the file held: the stopwatch's 2 empty buckets past its last were left out */
+	assert_int_equal(q.threads[0].fstats[0].nhist, 10);
+	assert_int_equal(q.threads[0].fstats[0].nohist, 10);
 	gmon_profile_release(&q);
 	gmon_profile_release(&p);
 	free(buf);
