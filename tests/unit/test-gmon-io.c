@@ -436,6 +436,72 @@ static void test_round_trip_zlib(void **state)
 	round_trip(1, 6, 1);
 }
 
+/* A held histogram's length once written: its trailing empty buckets are left out. */
+static uint32_t trimmed(const uint64_t *h, uint32_t n)
+{
+	while (n && !h[n - 1])
+		n--;
+	return n;
+}
+
+/* Many function times of every histogram length (0 to 40 buckets, some ending empty), their
+ * buckets in one pool: the decoder's pool grows over several blocks, and from a file its window
+ * is refilled mid-record; each decoded histogram holds the buckets written, nothing after them. */
+static void test_histograms_round_trip(void **state)
+{
+	const uint64_t n = 5000;
+
+	(void)state;
+	for (int level = 0; level <= 6; level += 6) {
+		struct gmon_profile p, q;
+		struct gmon_thread *a;
+		uint64_t *b, nb = 0;
+		uint8_t *buf;
+		size_t len;
+		char err[256] = "";
+
+		make_profile(&p, 0);
+		a = &p.threads[0];
+		free(a->fstats);
+		free(a->hist_pool);
+		a->nfstats = n;
+		a->fstats = calloc(n, sizeof(*a->fstats));
+		a->hist_pool = b = calloc(n, 2 * GMON_HIST_BUCKETS * sizeof(uint64_t));
+		assert_non_null(a->fstats);
+		assert_non_null(b);
+		for (uint64_t i = 0; i < n; i++) {
+			struct gmon_fstat *f = &a->fstats[i];
+
+			f->addr = 0x555500001200 + 16 * i;
+			f->calls = i;
+			f->outer = i / 2;
+			f->nhist = (uint32_t)(i % (GMON_HIST_BUCKETS + 1));
+			f->nohist = (uint32_t)(3 * i % (GMON_HIST_BUCKETS + 1));
+			f->hist = f->nhist ? b + nb : NULL;
+			for (uint32_t k = 0; k < f->nhist; k++)
+				b[nb++] = (i + k) % 5; /* some histograms end empty */
+			f->outer_hist = f->nohist ? b + nb : NULL;
+			for (uint32_t k = 0; k < f->nohist; k++)
+				b[nb++] = (i + 2 * k) % 3 ? i + k : 0;
+		}
+		assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
+		if (decode_both(buf, len, &q, err, sizeof(err)))
+			fail_msg("decode: %s", err);
+		same_profile(&p, &q);
+		for (uint64_t i = 0; i < n; i++) {
+			const struct gmon_fstat *f = &a->fstats[i], *g = &q.threads[0].fstats[i];
+
+			assert_int_equal(g->nhist, trimmed(f->hist, f->nhist));
+			assert_int_equal(g->nohist, trimmed(f->outer_hist, f->nohist));
+			assert_int_equal(!g->hist, !g->nhist);
+			assert_int_equal(!g->outer_hist, !g->nohist);
+		}
+		gmon_profile_release(&q);
+		gmon_profile_release(&p);
+		free(buf);
+	}
+}
+
 /* Revision 2: a thread flagged OFFCPU keeps its totals and its arcs' off-CPU times; one without
  * the flag keeps its totals but no off-CPU times (nothing allocated for them). */
 static void test_offcpu_round_trip(void **state)
@@ -841,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_crc),
 		cmocka_unit_test(test_round_trip_plain),
 		cmocka_unit_test(test_round_trip_zlib),
+		cmocka_unit_test(test_histograms_round_trip),
 		cmocka_unit_test(test_offcpu_round_trip),
 		cmocka_unit_test(test_counters_round_trip),
 		cmocka_unit_test(test_empty_profile),
