@@ -115,6 +115,7 @@ static int gen_spy(const char *out, uint64_t nf, uint64_t na, int level)
 	}
 	t->nfstats = nf;
 	t->fstats = must(calloc(nf, sizeof(*t->fstats)));
+	t->hist_pool = must(calloc(nf, 6 * sizeof(uint64_t))); /* 6 buckets a function */
 	t->ncounts = nf;
 	t->counts = must(calloc(nf, sizeof(*t->counts)));
 	for (uint64_t i = 0; i < nf; i++) {
@@ -132,6 +133,8 @@ static int gen_spy(const char *out, uint64_t nf, uint64_t na, int level)
 		t->fstats[i].incl = in[i] * 60;
 		t->fstats[i].min = 10;
 		t->fstats[i].max = 1000;
+		t->fstats[i].nhist = 6;
+		t->fstats[i].hist = (uint64_t *)t->hist_pool + 6 * i;
 		t->fstats[i].hist[5] = in[i];
 		t->counts[i].addr = f->addr;
 		t->counts[i].count = in[i];

@@ -244,7 +244,56 @@ static void dec_funcs(struct cur *c, struct gmon_funcs *fs)
 		cur_fail(c, "unknown plugin mode %" PRIu32, fs->plugin_mode);
 }
 
-static void dec_thread(struct cur *c, struct gmon_thread *t)
+/* A thread's histogram buckets, appended as its record is read (the function times' then the
+ * stopwatches', in file order) to one block, t->hist_pool, that grows by doubling: the fstats point
+ * into it only once the record is done (pool_point), as it may move until then. */
+struct pool {
+	size_t n, cap; /* buckets held, room */
+};
+
+/* Room for nh (> 0) more buckets in t->hist_pool, where they go: NULL on failure (c is bad). */
+static uint64_t *pool_take(struct cur *c, struct gmon_thread *t, struct pool *h, uint32_t nh)
+{
+	if (h->cap - h->n < nh) {
+		size_t cap = h->cap ? 2 * h->cap : 1024;
+		uint64_t *b;
+
+		while (cap - h->n < nh)
+			cap *= 2;
+		b = realloc(t->hist_pool, cap * sizeof(*b));
+		if (!b) {
+			cur_oom(c, (uint64_t)cap * sizeof(*b), "histograms");
+			return NULL;
+		}
+		huge_pages(b, cap * sizeof(*b));
+		t->hist_pool = b;
+		h->cap = cap;
+	}
+	h->n += nh;
+	return (uint64_t *)t->hist_pool + h->n - nh;
+}
+
+/* The record is done: the pool loses its spare room and the fstats point into it, in the order
+ * pool_take gave the buckets out. */
+static void pool_point(struct gmon_thread *t, struct pool *h)
+{
+	uint64_t *b;
+	size_t o = 0;
+
+	if (h->n < h->cap && h->n && (b = realloc(t->hist_pool, h->n * sizeof(*b))))
+		t->hist_pool = b;
+	b = t->hist_pool;
+	for (uint64_t i = 0; t->fstats && i < t->nfstats; i++) {
+		t->fstats[i].hist = t->fstats[i].nhist ? b + o : NULL;
+		o += t->fstats[i].nhist;
+	}
+	for (uint64_t i = 0; t->fstats && i < t->nfstats; i++) {
+		t->fstats[i].outer_hist = t->fstats[i].nohist ? b + o : NULL;
+		o += t->fstats[i].nohist;
+	}
+}
+
+static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *h)
 {
 	t->tid = get_u32(c, "thread id");
 	t->flags = get_u32(c, "thread flags");
@@ -285,6 +334,7 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		struct gmon_fstat *f = &t->fstats[i];
 		const uint8_t *q = c->p + c->off;
 		uint32_t nh = ld32(q + 48);
+		uint64_t *b = NULL;
 
 		f->addr = ld64(q);
 		f->calls = ld64(q + 8);
@@ -297,10 +347,11 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 			cur_fail(c, "histogram of %" PRIu32 " buckets (at most %d)", nh, GMON_HIST_BUCKETS);
 			break;
 		}
-		if (!need(c, 8 * (size_t)nh, "histogram"))
+		if (!need(c, 8 * (size_t)nh, "histogram") || (nh && !(b = pool_take(c, t, h, nh))))
 			break;
 		for (uint32_t j = 0; j < nh; j++)
-			f->hist[j] = ld64(c->p + c->off + 8 * j);
+			b[j] = ld64(c->p + c->off + 8 * j);
+		f->nhist = nh;
 		c->off += 8 * (size_t)nh;
 	}
 	t->ncounts = get_count(c, 8, 16, "thread counts");
@@ -350,6 +401,7 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		struct gmon_fstat *f = &t->fstats[i];
 		const uint8_t *q = c->p + c->off;
 		uint32_t nh = ld32(q + 40);
+		uint64_t *b = NULL;
 
 		f->outer = ld64(q);
 		f->outer_sum = ld64(q + 8);
@@ -362,10 +414,11 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 				 GMON_HIST_BUCKETS);
 			break;
 		}
-		if (!need(c, 8 * (size_t)nh, "stopwatch histogram"))
+		if (!need(c, 8 * (size_t)nh, "stopwatch histogram") || (nh && !(b = pool_take(c, t, h, nh))))
 			break;
 		for (uint32_t j = 0; j < nh; j++)
-			f->outer_hist[j] = ld64(c->p + c->off + 8 * j);
+			b[j] = ld64(c->p + c->off + 8 * j);
+		f->nohist = nh;
 		c->off += 8 * (size_t)nh;
 	}
 	if (c->bad || !(t->flags & GMON_THREAD_COUNTERS))
@@ -395,6 +448,14 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 		}
 		c->off += 16 * (size_t)t->nctrs;
 	}
+}
+
+static void dec_thread(struct cur *c, struct gmon_thread *t)
+{
+	struct pool h = { 0, 0 };
+
+	dec_thread_parts(c, t, &h);
+	pool_point(t, &h);
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

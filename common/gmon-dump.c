@@ -279,9 +279,9 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				" self=%" PRIu64 " min=%" PRIu64 " max=%" PRIu64 " hist=",
 				th->tid, sym_name(&t, s->addr, b1, sizeof(b1)), s->calls, s->incl, s->self,
 				s->min, s->max);
-			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
+			for (uint32_t k = 0, first = 1; k < s->nhist; k++)
 				if (s->hist[k]) {
-					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->hist[k]);
+					fprintf(f, "%s%" PRIu32 ":%" PRIu64, first ? "" : ",", k, s->hist[k]);
 					first = 0;
 				}
 			/* revision 3: the stopwatch of the outermost calls (0 without it) */
@@ -289,9 +289,10 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				" outer=%" PRIu64 " outer_sum=%" PRIu64 " outer_sq_hi=%" PRIu64
 				" outer_sq_lo=%" PRIu64 " outer_min=%" PRIu64 " outer_hist=",
 				s->outer, s->outer_sum, s->outer_sq[1], s->outer_sq[0], s->outer_min);
-			for (int k = 0, first = 1; k < GMON_HIST_BUCKETS; k++)
+			for (uint32_t k = 0, first = 1; k < s->nohist; k++)
 				if (s->outer_hist[k]) {
-					fprintf(f, "%s%d:%" PRIu64, first ? "" : ",", k, s->outer_hist[k]);
+					fprintf(f, "%s%" PRIu32 ":%" PRIu64, first ? "" : ",", k,
+						s->outer_hist[k]);
 					first = 0;
 				}
 			fputc('\n', f);

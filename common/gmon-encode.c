@@ -195,7 +195,7 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 	put_u64(b, t->nfstats);
 	for (uint64_t i = 0; i < t->nfstats; i++) {
 		const struct gmon_fstat *f = &t->fstats[i];
-		uint32_t nh = GMON_HIST_BUCKETS;
+		uint32_t nh = f->nhist < GMON_HIST_BUCKETS ? f->nhist : GMON_HIST_BUCKETS;
 
 		while (nh && !f->hist[nh - 1])
 			nh--; /* trailing empty buckets are left out */
@@ -230,7 +230,7 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 	/* revision 3: the stopwatch of each function time's outermost calls, in their order */
 	for (uint64_t i = 0; i < t->nfstats; i++) {
 		const struct gmon_fstat *f = &t->fstats[i];
-		uint32_t nh = GMON_HIST_BUCKETS;
+		uint32_t nh = f->nohist < GMON_HIST_BUCKETS ? f->nohist : GMON_HIST_BUCKETS;
 
 		while (nh && !f->outer_hist[nh - 1])
 			nh--;

@@ -184,14 +184,17 @@ struct gmon_arcctr {
  * self cycles, and the shortest, longest and histogram of single calls' inclusive cycles.
  * Revision 3 (GMON_THREAD_STOPWATCH), the stopwatch of its outermost calls (SystemTap's): their
  * number, the sum and sum of squares (128 bits: lo, hi) of their wall cycles, the shortest, and
- * their histogram; the longest is max (an outermost call lasts as long as any it holds). */
+ * their histogram; the longest is max (an outermost call lasts as long as any it holds).
+ * The histograms hold their first nhist and nohist buckets (at most GMON_HIST_BUCKETS; the file
+ * drops trailing empty ones), a bucket past them is 0: read none past nhist, nohist. The buckets
+ * are not the fstat's: they lie in the thread's hist_pool (NULL pointer when there are none). */
 struct gmon_fstat {
 	uint64_t addr;
 	uint64_t calls, incl, self, min, max;
-	uint64_t hist[GMON_HIST_BUCKETS];
 	uint64_t outer, outer_sum, outer_min;
 	uint64_t outer_sq[2];
-	uint64_t outer_hist[GMON_HIST_BUCKETS];
+	uint32_t nhist, nohist;
+	uint64_t *hist, *outer_hist;
 };
 
 struct gmon_count {
@@ -212,6 +215,9 @@ struct gmon_thread {
 	struct gmon_arc *arcs;
 	struct gmon_arcoff *arcoffs; /* NULL, or narcs entries beside arcs (GMON_THREAD_OFFCPU) */
 	struct gmon_fstat *fstats;
+	/* the one block (malloc'ed, or NULL) that holds all the fstats' histogram buckets: the
+	 * decoder's holds the function times' then the stopwatches'; freed with the thread */
+	void *hist_pool;
 	struct gmon_count *counts;
 	/* revision 3 (GMON_THREAD_COUNTERS): nctrs event names ("page-faults") and narcs totals
 	 * beside arcs; nctrs 0 and arcctrs NULL without */

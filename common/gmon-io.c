@@ -302,6 +302,7 @@ void gmon_profile_release(struct gmon_profile *p)
 		for (uint32_t k = 0; k < p->threads[i].nctrs && k < GMON_CTR_MAX; k++)
 			free(p->threads[i].ctr_names[k]);
 		free(p->threads[i].fstats);
+		free(p->threads[i].hist_pool);
 		free(p->threads[i].counts);
 	}
 	free(p->threads);

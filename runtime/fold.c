@@ -76,14 +76,12 @@ static void compact(struct spy_thread *f)
 	g.arcoffs = d->arcoffs;
 	g.arcctrs = d->arcctrs;
 	g.narcs = d->narcs;
-	g.fstats = d->fstats;
-	g.nfstats = d->nfstats;
 	spy_merge_thread(&g);
 	d->arcs = g.arcs;
 	d->arcoffs = g.arcoffs;
 	d->arcctrs = g.arcctrs;
 	d->narcs = g.narcs;
-	d->nfstats = g.nfstats;
+	d->nfstats = spy_merge_fstats(d->fstats, d->nfstats);
 	if (d->ncounts > 1)
 		qsort(d->counts, d->ncounts, sizeof(*d->counts), count_cmp);
 	for (uint64_t i = 0; i < d->ncounts; i++)

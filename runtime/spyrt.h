@@ -380,6 +380,14 @@ struct spy_frame {
 #define SPY_TAIL_PENDING ((uint64_t)1 << 62)
 #define SPY_TAIL_LAZY ((uint64_t)1 << 63)
 
+/* A function's times in a thread's data: the file's, with whole histograms of their own, so that
+ * records of one function sum bucket by bucket (folded threads, a recycled tid). f's nhist, nohist,
+ * hist and outer_hist are left 0 here: write.c points them at these when it makes the file. */
+struct spy_tfstat {
+	struct gmon_fstat f;
+	uint64_t hist[SPY_HIST_BUCKETS], outer_hist[SPY_HIST_BUCKETS];
+};
+
 /* A thread's data copied out of its tables: for the file, and what an exited thread leaves
  * behind (malloc'ed in thread.c). */
 struct spy_tdata {
@@ -387,7 +395,7 @@ struct spy_tdata {
 	struct gmon_arc *arcs;
 	struct gmon_arcoff *arcoffs; /* beside arcs when off-CPU time was measured, else NULL */
 	struct gmon_arcctr *arcctrs; /* beside arcs when the thread had counters, else NULL */
-	struct gmon_fstat *fstats;
+	struct spy_tfstat *fstats;
 	struct spy_tcount {
 		uint32_t slot;
 		uint64_t count;
@@ -618,8 +626,11 @@ void spy_fold_exited(void);
 struct spy_thread *spy_spare_pop(void); /* a folded thread's record, or NULL (any context) */
 void spy_fold_forget(void);             /* spy_flush, fork child */
 void spy_fold_compact(void);            /* merge the aggregate's equal entries (before writing) */
-/* write.c: sort and merge a thread's entries with equal keys (arcs with their off-CPU times). */
+/* write.c: sort and merge a thread's entries with equal keys (arcs with their off-CPU times); its
+ * function times are merged apart, before they are made fstats (spy_merge_fstats). */
 void spy_merge_thread(struct gmon_thread *t);
+/* write.c: sort n function times by address and sum those of one function: how many are left. */
+uint64_t spy_merge_fstats(struct spy_tfstat *v, uint64_t n);
 /* write.c: an array beside arcs (*dst of dn entries, or NULL when none had it) grows by sn entries of
  * src, zero when src is NULL. 0 or -1 (no memory). */
 int spy_append_beside(void **dst, uint64_t dn, const void *src, uint64_t sn, size_t size);

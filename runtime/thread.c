@@ -320,7 +320,7 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 									 e->callee,     count,
 									 incl,          self };
 				if (SPY_ARC_FUNC(e->func) && SPY_ARC_FUNC(e->func) < nf) {
-					struct gmon_fstat *g = &d->fstats[SPY_ARC_FUNC(e->func)];
+					struct gmon_fstat *g = &d->fstats[SPY_ARC_FUNC(e->func)].f;
 
 					g->calls += count;
 					g->incl += incl;
@@ -339,7 +339,8 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		for (uint32_t i = 1; i < nf; i++) {
 			const struct spy_fstat *f = &a->fstat[i];
 			const uint64_t *hin = i < ninner ? a->inner[i].hist : NULL;
-			struct gmon_fstat *g = &d->fstats[i];
+			struct spy_tfstat *v = &d->fstats[i];
+			struct gmon_fstat *g = &v->f;
 
 			if (!g->calls && !g->self && !g->incl)
 				continue;
@@ -358,11 +359,11 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 				uint64_t all = SPY_GET(f->hist[k]) + (&f->hist[k] == pending),
 					 in = hin ? SPY_GET(hin[k]) : 0;
 
-				g->hist[k] = all;
-				g->outer_hist[k] = all > in ? all - in : 0;
-				g->outer += g->outer_hist[k];
+				v->hist[k] = all;
+				v->outer_hist[k] = all > in ? all - in : 0;
+				g->outer += v->outer_hist[k];
 			}
-			d->fstats[d->nfstats++] = *g;
+			d->fstats[d->nfstats++] = *v;
 		}
 	}
 	/* set by the owner's first count (counts.c), which may be now */

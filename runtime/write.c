@@ -74,9 +74,9 @@ static int arc_cmp(const void *a, const void *b)
 
 static int fstat_cmp(const void *a, const void *b)
 {
-	const struct gmon_fstat *x = a, *y = b;
+	const struct spy_tfstat *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return x->f.addr < y->f.addr ? -1 : x->f.addr > y->f.addr;
 }
 
 static int count_cmp(const void *a, const void *b)
@@ -193,33 +193,6 @@ void spy_merge_thread(struct gmon_thread *t)
 	}
 	t->narcs = o;
 	o = 0;
-	if (t->nfstats > 1)
-		qsort(t->fstats, t->nfstats, sizeof(*t->fstats), fstat_cmp);
-	for (uint64_t i = 0; i < t->nfstats; i++) {
-		struct gmon_fstat *d = o ? &t->fstats[o - 1] : NULL, *s = &t->fstats[i];
-
-		if (d && d->addr == s->addr) {
-			d->calls += s->calls;
-			d->incl += s->incl;
-			d->self += s->self;
-			d->min = s->min < d->min ? s->min : d->min;
-			d->max = s->max > d->max ? s->max : d->max;
-			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
-				d->hist[k] += s->hist[k];
-			if (s->outer && (!d->outer || s->outer_min < d->outer_min))
-				d->outer_min = s->outer_min;
-			d->outer += s->outer;
-			d->outer_sum += s->outer_sum;
-			d->outer_sq[1] += s->outer_sq[1] + (d->outer_sq[0] + s->outer_sq[0] < d->outer_sq[0]);
-			d->outer_sq[0] += s->outer_sq[0];
-			for (int k = 0; k < GMON_HIST_BUCKETS; k++)
-				d->outer_hist[k] += s->outer_hist[k];
-		} else {
-			t->fstats[o++] = *s;
-		}
-	}
-	t->nfstats = o;
-	o = 0;
 	if (t->ncounts > 1)
 		qsort(t->counts, t->ncounts, sizeof(*t->counts), count_cmp);
 	for (uint64_t i = 0; i < t->ncounts; i++) {
@@ -229,6 +202,63 @@ void spy_merge_thread(struct gmon_thread *t)
 			t->counts[o++] = t->counts[i];
 	}
 	t->ncounts = o;
+}
+
+uint64_t spy_merge_fstats(struct spy_tfstat *v, uint64_t n)
+{
+	uint64_t o = 0;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), fstat_cmp);
+	for (uint64_t i = 0; i < n; i++) {
+		struct spy_tfstat *dv = o ? &v[o - 1] : NULL;
+		struct gmon_fstat *d = dv ? &dv->f : NULL, *s = &v[i].f;
+
+		if (d && d->addr == s->addr) {
+			d->calls += s->calls;
+			d->incl += s->incl;
+			d->self += s->self;
+			d->min = s->min < d->min ? s->min : d->min;
+			d->max = s->max > d->max ? s->max : d->max;
+			for (int k = 0; k < SPY_HIST_BUCKETS; k++)
+				dv->hist[k] += v[i].hist[k];
+			if (s->outer && (!d->outer || s->outer_min < d->outer_min))
+				d->outer_min = s->outer_min;
+			d->outer += s->outer;
+			d->outer_sum += s->outer_sum;
+			d->outer_sq[1] += s->outer_sq[1] + (d->outer_sq[0] + s->outer_sq[0] < d->outer_sq[0]);
+			d->outer_sq[0] += s->outer_sq[0];
+			for (int k = 0; k < SPY_HIST_BUCKETS; k++)
+				dv->outer_hist[k] += v[i].outer_hist[k];
+		} else {
+			v[o++] = v[i];
+		}
+	}
+	return o;
+}
+
+/* A thread's function times, gathered by add_thread in its hist_pool (nfstats of them, fstats
+ * still NULL), merged and made its fstats: each with its whole histograms, which stay in the pool.
+ * 0, or -1 (no memory: the thread has no function times). */
+static int fstats_out(struct gmon_thread *g)
+{
+	struct spy_tfstat *v = g->hist_pool;
+	uint64_t n = spy_merge_fstats(v, g->nfstats);
+
+	g->nfstats = 0;
+	if (!n)
+		return 0;
+	g->fstats = malloc((size_t)n * sizeof(*g->fstats));
+	if (!g->fstats)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		g->fstats[i] = v[i].f;
+		g->fstats[i].nhist = g->fstats[i].nohist = SPY_HIST_BUCKETS;
+		g->fstats[i].hist = v[i].hist;
+		g->fstats[i].outer_hist = v[i].outer_hist;
+	}
+	g->nfstats = n;
+	return 0;
 }
 
 int spy_append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t size)
@@ -315,8 +345,9 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 			if (!(g->ctr_names[k] = strdup(spy_ctr_name(k))))
 				rc = -1;
 	}
+	/* the function times wait in hist_pool, nfstats of them, until fstats_out makes the fstats */
 	if (spy_append((void **)&g->arcs, &g->narcs, d->arcs, d->narcs, sizeof(*d->arcs)) ||
-	    spy_append((void **)&g->fstats, &g->nfstats, d->fstats,
+	    spy_append(&g->hist_pool, &g->nfstats, d->fstats,
 		       spy_written_mode() == SPY_MODE_TIME ? d->nfstats : 0, sizeof(*d->fstats)) ||
 	    spy_append((void **)&g->counts, &g->ncounts, one.counts, one.ncounts, sizeof(*one.counts)))
 		rc = -1;
@@ -578,6 +609,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	for (uint32_t i = 0; i < p->nthreads; i++) {
 		struct gmon_thread *g = &p->threads[i];
 
+		if (fstats_out(g))
+			rc = -1;
 		spy_merge_thread(g);
 		h->dropped_arcs += g->dropped_arcs;
 		h->dropped_funcs += g->dropped_funcs;

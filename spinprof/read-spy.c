@@ -630,7 +630,7 @@ static void stopwatches(struct prof *p, const struct addr_hash *h)
 			w->sum += s->outer_sum;
 			w->sq += (long double)s->outer_sq[1] * 18446744073709551616.0L +
 				 (long double)s->outer_sq[0];
-			for (int b = 0; b < GMON_HIST_BUCKETS; b++)
+			for (uint32_t b = 0; b < s->nohist && b < GMON_HIST_BUCKETS; b++)
 				w->hist[b] += s->outer_hist[b];
 		}
 	}
@@ -746,11 +746,13 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	struct addr_hash h = { 0 };
 	ah_build(&h, p, 0);
 	/* the functions' times serve the stopwatch only, unless they are to be summed into a file (-s):
-	 * gone before the arcs are, they never add to the peak (720 bytes a function) */
+	 * gone before the arcs are, they never add to the peak */
 	stopwatches(p, &h);
 	for (uint32_t i = 0; !o->sum_path && i < g->nthreads; i++) {
 		free(g->threads[i].fstats);
+		free(g->threads[i].hist_pool);
 		g->threads[i].fstats = NULL;
+		g->threads[i].hist_pool = NULL;
 		g->threads[i].nfstats = 0;
 	}
 	size_t known = p->nr, nraw = 0;

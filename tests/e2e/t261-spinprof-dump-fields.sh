@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 	static struct gmon_arc arcs[3];
 	static struct gmon_arcoff offs[3];
 	static struct gmon_fstat fst[1];
+	static uint64_t hist[GMON_HIST_BUCKETS];
 	static struct gmon_count cnt[2];
 	static struct gmon_thread th[2];
 	static struct gmon_sampling smp;
@@ -70,8 +71,10 @@ int main(int argc, char **argv)
 	offs[1] = (struct gmon_arcoff){ 81, 82, 83 };
 	offs[2] = (struct gmon_arcoff){ 91, 92, 0 };
 	fst[0] = (struct gmon_fstat){ .addr = 0x2200, .calls = 41, .incl = 300, .self = 200, .min = 2, .max = 99 };
-	fst[0].hist[0] = 5;
-	fst[0].hist[39] = 36;
+	fst[0].nhist = 40;
+	fst[0].hist = hist;
+	hist[0] = 5;
+	hist[39] = 36;
 	cnt[0] = (struct gmon_count){ 0, 4 };
 	cnt[1] = (struct gmon_count){ 0x2200, 41 };
 	th[0] = (struct gmon_thread){ .tid = 101, .flags = GMON_THREAD_MAIN | GMON_THREAD_OFFCPU,

@@ -123,6 +123,13 @@ static void make_profile(struct gmon_profile *p, int big)
 		th->fstats[0].self = 4000;
 		th->fstats[0].min = 3;
 		th->fstats[0].max = 900;
+		/* the buckets live in the thread's one pool: 10 of the function time's, then 12 of the
+		 * stopwatch's (their last 2 empty: the encoder leaves them out) */
+		th->hist_pool = calloc(22, sizeof(uint64_t));
+		th->fstats[0].nhist = 10;
+		th->fstats[0].hist = th->hist_pool;
+		th->fstats[0].nohist = 12;
+		th->fstats[0].outer_hist = (uint64_t *)th->hist_pool + 10;
 		th->fstats[0].hist[1] = 2;
 		th->fstats[0].hist[9] = 40;
 		/* revision 3: the stopwatch of the outermost calls, its sum of squares over 64 bits */
@@ -186,6 +193,34 @@ static void make_profile(struct gmon_profile *p, int big)
 	p->counters = calloc(2, sizeof(*p->counters));
 	p->counters[0] = (struct gmon_counter){ sdup("threads"), 2 };
 	p->counters[1] = (struct gmon_counter){ sdup("open_frames"), 0 };
+}
+
+/* A histogram's bucket k: those past the n held are 0. */
+static uint64_t bucket(const uint64_t *h, uint32_t n, int k)
+{
+	assert_true(n <= GMON_HIST_BUCKETS);
+	return (uint32_t)k < n ? h[k] : 0;
+}
+
+/* Two function times alike: their fields, and their histograms bucket by bucket (however many
+ * buckets each holds). */
+static void fstat_equal(const struct gmon_fstat *f, const struct gmon_fstat *g)
+{
+	assert_int_equal(f->addr, g->addr);
+	assert_int_equal(f->calls, g->calls);
+	assert_int_equal(f->incl, g->incl);
+	assert_int_equal(f->self, g->self);
+	assert_int_equal(f->min, g->min);
+	assert_int_equal(f->max, g->max);
+	assert_int_equal(f->outer, g->outer);
+	assert_int_equal(f->outer_sum, g->outer_sum);
+	assert_int_equal(f->outer_min, g->outer_min);
+	assert_int_equal(f->outer_sq[0], g->outer_sq[0]);
+	assert_int_equal(f->outer_sq[1], g->outer_sq[1]);
+	for (int k = 0; k < GMON_HIST_BUCKETS; k++) {
+		assert_int_equal(bucket(f->hist, f->nhist, k), bucket(g->hist, g->nhist, k));
+		assert_int_equal(bucket(f->outer_hist, f->nohist, k), bucket(g->outer_hist, g->nohist, k));
+	}
 }
 
 static void same_profile(const struct gmon_profile *a, const struct gmon_profile *b)
@@ -260,7 +295,8 @@ static void same_profile(const struct gmon_profile *a, const struct gmon_profile
 		assert_int_equal(s->narcs, t->narcs);
 		assert_memory_equal(s->arcs, t->arcs, s->narcs * sizeof(*s->arcs));
 		assert_int_equal(s->nfstats, t->nfstats);
-		assert_memory_equal(s->fstats, t->fstats, s->nfstats * sizeof(*s->fstats));
+		for (uint64_t j = 0; j < s->nfstats; j++)
+			fstat_equal(&s->fstats[j], &t->fstats[j]);
 		assert_int_equal(s->ncounts, t->ncounts);
 		assert_memory_equal(s->counts, t->counts, s->ncounts * sizeof(*s->counts));
 	}
@@ -378,6 +414,9 @@ static void round_trip(int big, int level, int want_zlib)
 	if (decode_both(buf, len, &q, err, sizeof(err)))
 		fail_msg("decode: %s", err);
 	same_profile(&p, &q);
+	/* what the file held: the stopwatch's 2 empty buckets past its last were left out */
+	assert_int_equal(q.threads[0].fstats[0].nhist, 10);
+	assert_int_equal(q.threads[0].fstats[0].nohist, 10);
 	gmon_profile_release(&q);
 	gmon_profile_release(&p);
 	free(buf);
@@ -395,6 +434,72 @@ static void test_round_trip_zlib(void **state)
 	(void)state;
 	round_trip(0, 6, 0); /* all records small: nothing worth compressing */
 	round_trip(1, 6, 1);
+}
+
+/* A held histogram's length once written: its trailing empty buckets are left out. */
+static uint32_t trimmed(const uint64_t *h, uint32_t n)
+{
+	while (n && !h[n - 1])
+		n--;
+	return n;
+}
+
+/* Many function times of every histogram length (0 to 40 buckets, some ending empty), their
+ * buckets in one pool: the decoder's pool grows over several blocks, and from a file its window
+ * is refilled mid-record; each decoded histogram holds the buckets written, nothing after them. */
+static void test_histograms_round_trip(void **state)
+{
+	const uint64_t n = 5000;
+
+	(void)state;
+	for (int level = 0; level <= 6; level += 6) {
+		struct gmon_profile p, q;
+		struct gmon_thread *a;
+		uint64_t *b, nb = 0;
+		uint8_t *buf;
+		size_t len;
+		char err[256] = "";
+
+		make_profile(&p, 0);
+		a = &p.threads[0];
+		free(a->fstats);
+		free(a->hist_pool);
+		a->nfstats = n;
+		a->fstats = calloc(n, sizeof(*a->fstats));
+		a->hist_pool = b = calloc(n, 2 * GMON_HIST_BUCKETS * sizeof(uint64_t));
+		assert_non_null(a->fstats);
+		assert_non_null(b);
+		for (uint64_t i = 0; i < n; i++) {
+			struct gmon_fstat *f = &a->fstats[i];
+
+			f->addr = 0x555500001200 + 16 * i;
+			f->calls = i;
+			f->outer = i / 2;
+			f->nhist = (uint32_t)(i % (GMON_HIST_BUCKETS + 1));
+			f->nohist = (uint32_t)(3 * i % (GMON_HIST_BUCKETS + 1));
+			f->hist = f->nhist ? b + nb : NULL;
+			for (uint32_t k = 0; k < f->nhist; k++)
+				b[nb++] = (i + k) % 5; /* some histograms end empty */
+			f->outer_hist = f->nohist ? b + nb : NULL;
+			for (uint32_t k = 0; k < f->nohist; k++)
+				b[nb++] = (i + 2 * k) % 3 ? i + k : 0;
+		}
+		assert_int_equal(gmon_encode(&p, level, &buf, &len), 0);
+		if (decode_both(buf, len, &q, err, sizeof(err)))
+			fail_msg("decode: %s", err);
+		same_profile(&p, &q);
+		for (uint64_t i = 0; i < n; i++) {
+			const struct gmon_fstat *f = &a->fstats[i], *g = &q.threads[0].fstats[i];
+
+			assert_int_equal(g->nhist, trimmed(f->hist, f->nhist));
+			assert_int_equal(g->nohist, trimmed(f->outer_hist, f->nohist));
+			assert_int_equal(!g->hist, !g->nhist);
+			assert_int_equal(!g->outer_hist, !g->nohist);
+		}
+		gmon_profile_release(&q);
+		gmon_profile_release(&p);
+		free(buf);
+	}
 }
 
 /* Revision 2: a thread flagged OFFCPU keeps its totals and its arcs' off-CPU times; one without
@@ -802,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_crc),
 		cmocka_unit_test(test_round_trip_plain),
 		cmocka_unit_test(test_round_trip_zlib),
+		cmocka_unit_test(test_histograms_round_trip),
 		cmocka_unit_test(test_offcpu_round_trip),
 		cmocka_unit_test(test_counters_round_trip),
 		cmocka_unit_test(test_empty_profile),
