@@ -649,15 +649,19 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 	if (arc->caller != caller && arc->caller != GMON_CALLER_MANY)
 		return;
 	e = &t->acache[fslot];
-	/* its own way when the site has one (a new caller), else the first, the first's entry moving
-	 * to the second: the two sites called last stay */
-	if (e->way[1].call_site == cs) {
+	/* its own way when the site has one (a new caller); else an empty way; else the way of the
+	 * site with fewer calls, when this site has had more: of a function called from more sites
+	 * than the entry has ways, the two busiest stay, and the others (which miss) do not push
+	 * them out in turn */
+	if (e->way[0].call_site == cs || !e->way[0].call_site) {
+		way_fill(&e->way[0], cs, caller, &arc->count, n - 1);
+	} else if (e->way[1].call_site == cs || !e->way[1].call_site) {
 		way_fill(&e->way[1], cs, caller, &arc->count, n - 1);
 	} else {
-		if (e->way[0].call_site != cs && e->way[0].call_site)
-			way_fill(&e->way[1], e->way[0].call_site, e->way[0].caller, e->way[0].count,
-				 e->way[0].depth);
-		way_fill(&e->way[0], cs, caller, &arc->count, n - 1);
+		int k = *e->way[1].count < *e->way[0].count;
+
+		if (arc->count > *e->way[k].count)
+			way_fill(&e->way[k], cs, caller, &arc->count, n - 1);
 	}
 }
 

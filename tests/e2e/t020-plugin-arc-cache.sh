@@ -216,26 +216,6 @@ RT_ENV=SPYRT_MODE=time check "SPYRT_MODE=time on the same code: the same facts" 
 check "linked with libspyrt.a: the same facts" eval 'rt_cc_static "$T/cache-static" "$CC" $ARCS "$T/cache.c" && RT_ENV=SPYRT_MODE=arcs exact "$T/cache-static"'
 
 # how often the inline path calls out: an interposed __spy_arc_miss counts the calls
-cat >"$T/miss.c" <<'EOC'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-static long misses;
-static void (*real)(void *, void *, const uint64_t *);
-void __spy_arc_miss(void *self, void *cfa, const uint64_t *slot)
-{
-	if (!real)
-		real = (void (*)(void *, void *, const uint64_t *))dlsym(RTLD_NEXT, "__spy_arc_miss");
-	misses++;
-	real(self, cfa, slot);
-}
-__attribute__((destructor)) static void say(void)
-{
-	fprintf(stderr, "misses %ld\n", misses);
-}
-EOC
 cat >"$T/steady.c" <<'EOC'
 #include <stdlib.h>
 #include "sample.h"
@@ -268,7 +248,7 @@ int main(int argc, char **argv)
 EOC
 steady() {
 	local p=$T/steady m pre=$T/libmiss.so
-	$CC -O2 -fPIC -shared "$T/miss.c" -o "$T/libmiss.so" -ldl || return 1
+	$CC -O2 -fPIC -shared "$SPY_SRC/tests/e2e/spymiss.c" -o "$T/libmiss.so" -ldl || return 1
 	# under AddressSanitizer its runtime must come first among the preloaded libraries
 	case $SPY_SAN_FLAGS in *address*) pre="$($CC -print-file-name=libasan.so):$pre" ;; esac
 	rt_cc "$p" "$CC" $ARCS "$T/steady.c" || return 1

@@ -71,25 +71,6 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-cat >"$T/miss.c" <<'EOC'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-static _Atomic long misses;
-static void (*_Atomic real)(void *, void *, const uint64_t *);
-void __spy_arc_miss(void *self, void *cfa, const uint64_t *slot)
-{
-	if (!real)
-		real = (void (*)(void *, void *, const uint64_t *))dlsym(RTLD_NEXT, "__spy_arc_miss");
-	misses++;
-	real(self, cfa, slot);
-}
-__attribute__((destructor)) static void say(void)
-{
-	fprintf(stderr, "misses %ld\n", (long)misses);
-}
-EOC
 
 expect() {
 	local th=$((N + 1))
@@ -118,7 +99,7 @@ run() {
 }
 
 built() {
-	$CC -O2 -fPIC -shared "$T/miss.c" -o "$T/libmiss.so" -ldl &&
+	$CC -O2 -fPIC -shared "$SPY_SRC/tests/e2e/spymiss.c" -o "$T/libmiss.so" -ldl &&
 		$CC -O2 -fPIC -shared "$T/early.c" -o "$T/libearly.so" -lpthread || return 1
 	rt_cc "$T/main" "$CC" $ARCS "$T/main.c" -L"$T" -learly -Wl,-rpath,"$T" || return 1
 	readelf -Ws "$T/main" | awk '$4 == "TLS" && $7 != "UND" && $8 == "__spy_thread_exe"' | grep -q . ||
