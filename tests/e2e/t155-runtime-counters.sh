@@ -15,7 +15,8 @@
 #    frames' inclusive), D*K plus the hooks' first touches for the arc rtouch -> rtouch (as above);
 #  - page-faults, minor-faults and major-faults counted together agree (minor = all, major 0);
 #  - perf stat's count of the same event for the whole process holds main's, and grows by exactly
-#    what toucher's does when A grows (within 1 %: perf counts the start-up and exit too);
+#    what toucher's does when A grows (within 1 %, the fewest of three runs of each: perf counts the
+#    start-up and exit too);
 #  - two threads touching pages at the same time each count their own.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
@@ -86,18 +87,27 @@ three() {
 }
 check "three counters at once: minor-faults = page-faults, major-faults 0, on every arc" three
 
+# perf stat's count of the whole process includes its start-up, exit and writing, which vary by some
+# faults from run to run (under AddressSanitizer up to about 1 %, its allocator's own mappings): the
+# fewest of three runs of each size is the process's floor, and the floors differ by toucher's pages
 perf_cross() {
-	local n1 n2 m1 t1 t2 big=$((A + 1000))
+	local n1= n2= m1 t1 t2 big=$((A + 1000)) i a b
 	command -v perf >/dev/null && perf stat -x, -e page-faults:u -o /dev/null true >/dev/null 2>&1 || return 2
-	SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/a.out" perf stat -x, -o "$T/a.perf" -e page-faults:u "$P" $A $B $D $K >/dev/null || return 1
-	SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/b.out" perf stat -x, -o "$T/b.perf" -e page-faults:u "$P" $big $B $D $K >/dev/null || return 1
-	n1=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/a.perf")
-	n2=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/b.perf")
-	m1=$(ctr "$T/a.out" '*' main page-faults incl)
-	t1=$(ctr "$T/a.out" '*' toucher page-faults self)
-	t2=$(ctr "$T/b.out" '*' toucher page-faults self)
-	echo "perf stat: $n1 and $n2 page faults; main's inclusive $m1; toucher's self $t1 and $t2"
-	[ "$n1" -ge "$m1" ] && [ $((t2 - t1)) = 1000 ] && [ $((n2 - n1)) -ge 990 ] && [ $((n2 - n1)) -le 1010 ]
+	for i in 1 2 3; do
+		SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/a.out" perf stat -x, -o "$T/a.perf" -e page-faults:u "$P" $A $B $D $K >/dev/null || return 1
+		SPYRT_WATCH=none SPYRT_COUNTERS=page-faults SPYRT_OUT="$T/b.out" perf stat -x, -o "$T/b.perf" -e page-faults:u "$P" $big $B $D $K >/dev/null || return 1
+		a=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/a.perf")
+		b=$(awk -F, '$3 ~ /^page-faults/ { print $1 }' "$T/b.perf")
+		m1=$(ctr "$T/a.out" '*' main page-faults incl)
+		t1=$(ctr "$T/a.out" '*' toucher page-faults self)
+		t2=$(ctr "$T/b.out" '*' toucher page-faults self)
+		echo "run $i: perf stat: $a and $b page faults; main's inclusive $m1; toucher's self $t1 and $t2"
+		[ "$a" -ge "$m1" ] && [ $((t2 - t1)) = 1000 ] || return 1
+		[ -n "$n1" ] && [ "$n1" -le "$a" ] || n1=$a
+		[ -n "$n2" ] && [ "$n2" -le "$b" ] || n2=$b
+	done
+	echo "the fewest: $n1 and $n2"
+	[ $((n2 - n1)) -ge 990 ] && [ $((n2 - n1)) -le 1010 ]
 }
 if command -v perf >/dev/null && perf stat -x, -e page-faults:u -o /dev/null true >/dev/null 2>&1; then
 	check "perf stat's page faults hold main's, and grow with toucher's (+1000 within 1 %)" perf_cross
