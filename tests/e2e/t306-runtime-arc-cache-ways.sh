@@ -16,13 +16,13 @@ cat >"$T/ways.c" <<'EOC'
 #include <stdlib.h>
 #include <string.h>
 #include "sample.h"
-static volatile int sink;
-NOINL int leaf(int x) { BARRIER(); return x + 1; }
-NOINL int leaf2(int x) { BARRIER(); return x + 2; }
-NOINL int rotation(int n) /* leaf from three sites in turn */
+static volatile unsigned sink;
+NOINL unsigned leaf(unsigned x) { BARRIER(); return x + 1; }
+NOINL unsigned leaf2(unsigned x) { BARRIER(); return x + 2; }
+NOINL unsigned rotation(unsigned n) /* leaf from three sites in turn */
 {
-	int s = 0;
-	for (int i = 0; i < n; i++) {
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++) {
 		s += leaf(i);
 		BARRIER();
 		s += leaf(s);
@@ -32,10 +32,10 @@ NOINL int rotation(int n) /* leaf from three sites in turn */
 	}
 	return s;
 }
-NOINL int skew(int n) /* leaf2 from two sites every round, from a third every tenth */
+NOINL unsigned skew(unsigned n) /* leaf2 from two sites every round, from a third every tenth */
 {
-	int s = 0;
-	for (int i = 0; i < n; i++) {
+	unsigned s = 0;
+	for (unsigned i = 0; i < n; i++) {
 		s += leaf2(i);
 		BARRIER();
 		s += leaf2(s);
@@ -48,7 +48,7 @@ NOINL int skew(int n) /* leaf2 from two sites every round, from a third every te
 }
 int main(int argc, char **argv)
 {
-	int n = atoi(argv[2]);
+	unsigned n = (unsigned)atoi(argv[2]);
 	sink = strcmp(argv[1], "rotation") ? skew(n) : rotation(n);
 	return 0;
 }
