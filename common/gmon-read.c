@@ -145,11 +145,6 @@ out:
 	return z->avail_out ? -1 : 0;
 }
 
-static int inflate_into(struct cur *c, uint8_t *dst, size_t n)
-{
-	return inflate_made(c, dst, n, NULL);
-}
-
 /* After the last raw byte: the stream must end there, then its Adler-32 (not checked: the record's
  * CRC covers the stored bytes), with no stored byte after it. */
 static void inflate_end_check(struct cur *c)
@@ -209,11 +204,6 @@ static int inflate_made(struct cur *c, uint8_t *dst, size_t n, size_t *made)
 	return z->avail_out ? -1 : 0;
 }
 
-static int inflate_into(struct cur *c, uint8_t *dst, size_t n)
-{
-	return inflate_made(c, dst, n, NULL);
-}
-
 /* After the last raw byte: the stream must end there, with no stored byte after it. */
 static void inflate_end_check(struct cur *c)
 {
@@ -241,6 +231,11 @@ static void inflate_end_check(struct cur *c)
 }
 
 #endif
+
+static int inflate_into(struct cur *c, uint8_t *dst, size_t n)
+{
+	return inflate_made(c, dst, n, NULL);
+}
 
 /*
  * A big compressed payload is inflated by a second thread into a ring of slots, a few MiB ahead of
@@ -351,6 +346,15 @@ fail:
 	return 0;
 }
 
+/* The thread's message (whole: it has its record's place) is the decoding's, unless that failed first. */
+static void zpipe_said(struct cur *c, const struct zpipe *zp)
+{
+	if (!c->bad) {
+		c->bad = 1;
+		snprintf(c->err, c->errsz, "%s", zp->err);
+	}
+}
+
 /* The next n raw bytes into dst, from the thread's slots: -1 (c failed) when it could not make them. */
 static int zpipe_take(struct cur *c, uint8_t *dst, size_t n)
 {
@@ -365,10 +369,7 @@ static int zpipe_take(struct cur *c, uint8_t *dst, size_t n)
 			pthread_cond_wait(&zp->cv, &zp->mu);
 		if (!s->full) {
 			pthread_mutex_unlock(&zp->mu);
-			if (!c->bad) {
-				c->bad = 1;
-				snprintf(c->err, c->errsz, "%s", zp->err);
-			}
+			zpipe_said(c, zp);
 			return -1;
 		}
 		pthread_mutex_unlock(&zp->mu);
@@ -400,10 +401,8 @@ static void zpipe_finish(struct cur *c)
 	pthread_cond_broadcast(&zp->cv);
 	pthread_mutex_unlock(&zp->mu);
 	pthread_join(zp->thread, NULL);
-	if (!c->bad && !rest(c) && zp->failed) {
-		c->bad = 1;
-		snprintf(c->err, c->errsz, "%s", zp->err);
-	}
+	if (!rest(c) && zp->failed)
+		zpipe_said(c, zp);
 	pthread_mutex_destroy(&zp->mu);
 	pthread_cond_destroy(&zp->cv);
 	for (unsigned i = 0; i < GMON_PIPE_SLOTS; i++)
