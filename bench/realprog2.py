@@ -236,16 +236,16 @@ def resolve(cg_threads, instr):
 # the arcs
 
 
-def prepare(instr, cg_threads, more=False):
-    """callgrind's arcs in spy's names (clones mapped), resolved (see resolve); the calls into each
-    function; the functions both know"""
+def prepare(instr, cg_threads, more=False, plain_syms=None):
+    """callgrind's arcs in spy's names (aliases and clones mapped), resolved (see resolve); the calls into
+    each function; the functions both know"""
     instr = set(instr)
     cg_names = set()
     for arcs in cg_threads:
         for (a, b) in arcs:
             cg_names.add(a)
             cg_names.add(b)
-    mapping = map_names(instr, cg_names)
+    mapping = map_names(instr, cg_names, plain_syms)
     if mapping:
         inv = {v: k for k, v in mapping.items()}
         cg_threads = [collections.Counter({(inv.get(a, a), inv.get(b, b)): n for (a, b), n in t.items()})
@@ -272,11 +272,23 @@ def canon(name):
     return XTOR.sub(r"\1*", name)
 
 
-def map_names(spy_names, cg_names):
-    """spy's name -> callgrind's, where they differ: a constructor or destructor named by its other symbol,
-    or a clone by its suffix on one side only (one candidate, after taking those off both)"""
+def map_names(spy_names, cg_names, plain_syms=None):
+    """spy's name -> callgrind's, where they differ: two symbols at one address of the plain build (GCC's
+    identical code folding makes one function of two; a constructor's C1 and C2), a constructor or
+    destructor named by its other symbol, or a clone by its suffix on one side only (one candidate,
+    after taking those off both)"""
     mapping = {}
     spy_names = set(spy_names)
+    if plain_syms:
+        at = collections.defaultdict(set)
+        for n, addr in plain_syms.items():
+            at[addr].add(n)
+        for n in sorted(spy_names):
+            if n in cg_names or n not in plain_syms:
+                continue
+            cands = (at[plain_syms[n]] & set(cg_names)) - spy_names - set(mapping.values())
+            if len(cands) == 1:
+                mapping[n] = next(iter(cands))
     for strip in (canon, lambda n: CLONE.sub("", canon(n))):
         cg_base = collections.defaultdict(set)
         for n in cg_names:
@@ -387,7 +399,8 @@ def compare_arcs(outdir, spy, spy2, cg, via, ambiguous, cg_names, varies=frozens
             len(left_out),
             "; not in the plain build (the two builds inline differently): " + ", ".join(
                 show(f, 30) for f in absent[:3]) if absent else "",
-            "; in the plain build, not seen called under valgrind: " + ", ".join(
+            "; in the plain build, callgrind saw no call to them (as of a signal handler, which the "
+            "kernel enters): " + ", ".join(
                 show(f, 30) for f in unseen[:3]) if unseen else ""))
     if various:
         print("    spy's <various> callers: %d arcs, %d calls (into %s)" % (
@@ -498,13 +511,22 @@ def base(key):
     return re.sub(r" \[[^\]]*\]$", "", key)
 
 
-def norm(key):
+def norm_name(key):
     """a function's name as perf's and spy's are compared: without [LIB], a constructor's or destructor's
     symbols as one, without glibc's internal __GI_ prefix and leading underscores (glibc's aliases)"""
     return canon(re.sub(r"@.*$", "", re.sub(r"^__GI_", "", base(key)))).lstrip("_")
 
 
-def compare_top(flat, perf, perf_total, kernel):
+def compare_top(flat, perf, perf_total, kernel, plain_syms=None):
+    # one name for the symbols at one address of the program (perf names one, spy may name another)
+    at = collections.defaultdict(list)
+    for n, addr in (plain_syms or {}).items():
+        at[addr].append(n)
+    rep = {n: min(at[addr]) for n, addr in (plain_syms or {}).items()}
+
+    def norm(key):
+        return norm_name(rep.get(key, key))
+
     spy_top = [r[0] for r in flat[:10]]
     perf_top = [k for k, _ in perf.most_common(10)]
     spy_share = {}
@@ -537,12 +559,12 @@ def compare_top(flat, perf, perf_total, kernel):
 
 
 def plain_symbols(binary):
-    """the function symbols of the plain build (nm), or None"""
+    """the function symbols of the plain build (nm): {name: address}, or None"""
     try:
         out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    return {w[2] for w in (line.split() for line in out.split("\n")) if len(w) == 3 and w[1] in "tTwW"}
+    return {w[2]: w[0] for w in (line.split() for line in out.split("\n")) if len(w) == 3 and w[1] in "tTwW"}
 
 
 def read_kv(path):
@@ -572,14 +594,16 @@ def program(prog, d):
                   if re.match(r"^callgrind\.out(-\d+)?$", f)]
     spy = {m: Spy(os.path.join(d, "dump-%s.txt" % m)) for m in ("count", "arcs", "arcs2", "time", "time2")}
     instr = set(spy["time"].funcs) | set(spy["arcs"].funcs) | set(spy["count"].funcs)
-    resolved, via, ambiguous, cg_total, both, mapping, cg_names = prepare(instr, cg_threads, True)
+    psyms = plain_symbols(binary)
+    resolved, via, ambiguous, cg_total, both, mapping, cg_names = prepare(instr, cg_threads, True, psyms)
     called = {f for f in instr if spy["time"].funcs.get(f) or spy["arcs"].funcs.get(f)}
     unknown = sorted(f for f in called if f not in cg_names)
     print("  functions: %d instrumented, %d of them called in the smaller workload, %d of those known to "
           "callgrind; %d threads in callgrind's run" % (len(instr), len(called), len(both & called), len(cg_threads)))
     if mapping:
-        print("  names mapped (spy -> callgrind): " + ", ".join("%s -> %s" % (k, v) for k, v in sorted(mapping.items())[:6])
-              + (" ..." if len(mapping) > 6 else ""))
+        print("  names mapped, spy's -> callgrind's (one function, two symbols): %d: %s%s" % (
+            len(mapping), ", ".join("%s -> %s" % (k, v) for k, v in sorted(mapping.items())[:3]),
+            " ..." if len(mapping) > 3 else ""))
     lacking = sorted(f for f in cg_names if "@" not in f and f not in instr and cg_total.get(f)
                      and not f.startswith("0x") and f != "(below main)")
     if lacking:
@@ -596,7 +620,6 @@ def program(prog, d):
     if varies:
         print("  %d functions' call counts differ between spy's runs of the same workload (timing: %s)" % (
             len(varies), ", ".join(show(f, 24) for f in sorted(varies)[:4])))
-    psyms = plain_symbols(binary)
     for m in ("count", "arcs", "time"):
         compare_counts(spy[m], cg_total, both, varies)
     res = {}
@@ -611,7 +634,7 @@ def program(prog, d):
     print(" 2. mode time's top ten by self time against perf's (the whole workload)")
     flat = read_flat(os.path.join(d, "flat-time.txt"))
     perf, ptotal, kernel = read_perf(os.path.join(d, "perf.txt"), binary)
-    compare_top(flat, perf, ptotal, kernel)
+    compare_top(flat, perf, ptotal, kernel, psyms)
 
     print(" 3. mode time's self seconds against the plain build's CPU time")
     total = flat[-1][3] if flat else 0.0
@@ -675,9 +698,10 @@ def arcs_only(binary, cgdir, dumps):
     spy = Spy(dumps[0])
     spy2 = Spy(dumps[1]) if len(dumps) > 1 else None
     varies = varying([spy, spy2]) if spy2 else set()
-    resolved, via, ambiguous, cg_total, both, _, cg_names = prepare(spy.funcs, cg_threads, True)
+    psyms = plain_symbols(binary)
+    resolved, via, ambiguous, cg_total, both, _, cg_names = prepare(spy.funcs, cg_threads, True, psyms)
     compare_counts(spy, cg_total, both, varies)
-    compare_arcs(None, spy, spy2, resolved, via, ambiguous, cg_names, varies, plain_symbols(binary))
+    compare_arcs(None, spy, spy2, resolved, via, ambiguous, cg_names, varies, psyms)
 
 
 def main():

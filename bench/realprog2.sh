@@ -33,14 +33,15 @@
 #        BENCH_CACHE where sources, builds, inputs and callgrind's runs are kept for the next run
 #                    (default build/realprog2/ of this tree; git-ignored). The plain builds and
 #                    callgrind's runs are reused; spy's builds are redone when the plugin, the runtime
-#                    or spy.specs changed (a different SPY_BUILD included). BENCH_FRESH=1 empties it.
+#                    or spy.specs changed (a different SPY_BUILD included), and those of the spy used
+#                    before stay too (two in all). BENCH_FRESH=1 empties it.
 #        BENCH_KEEP=1 keeps this run's work directory (profiles, perf data, reports)
 #        CC (gcc), CXX (g++)
 # Exit status: 0 when it ran (goals missed or not), 1 when a run failed, 2 when something needed is
 # missing. Not part of `make check` (t304 checks its comparer on a small program): the first run builds
 # 14 programs (about 1,050 s of CPU: 55 minutes on 2 cores shared with other work), a run that finds
 # them in the cache takes 5 to 10 minutes, most of it spy's mode time and callgrind.
-set -eu -o pipefail
+set -eu
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -52,7 +53,7 @@ for t in valgrind perf /usr/bin/time apt-get dpkg-source tclsh python3 sha1sum; 
 	command -v "$t" >/dev/null || { echo "bench: $t is missing (make deps installs it)" >&2; exit 2; }
 done
 [ -f /usr/include/event2/event.h ] || { echo "bench: libevent-dev is missing (memcached needs it; make deps installs it)" >&2; exit 2; }
-dpkg -s libc6-dbg 2>/dev/null | grep -q '^Status: install ok installed' ||
+[[ $(dpkg -s libc6-dbg 2>/dev/null) == *"Status: install ok installed"* ]] ||
 	{ echo "bench: libc6-dbg is missing (spinprof names glibc's functions with it; make deps installs it)" >&2; exit 2; }
 
 progs=("$@")
@@ -67,7 +68,14 @@ cache=${BENCH_CACHE:-$src/build/realprog2}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 bench_workdir spy-realprog2
-echo "spy build: $build ($(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?') in $src); cache: $cache"
+# what the build was made from: its tree's commit, and how many of spy's sources differ from it
+if rev=$(git -C "$build" rev-parse --short HEAD 2>/dev/null); then
+	rev="$(git -C "$build" rev-parse --abbrev-ref HEAD 2>/dev/null) at $rev, $(git -C "$build" status --porcelain -- \
+		"$(git -C "$build" rev-parse --show-toplevel)"/{plugin,runtime,spinprof,common} 2>/dev/null | wc -l) files of plugin/ runtime/ spinprof/ common/ changed"
+else
+	rev="not in a git tree"
+fi
+echo "spy build: $build ($rev); cache: $cache"
 
 # --- sources (once) ----------------------------------------------------------------------------------
 declare -A pkg=([sqlite3]=sqlite3 [ninja]=ninja-build [memcached]=memcached [grep]=grep)
@@ -153,9 +161,15 @@ mkdir -p "$cache/b"
 for p in "${progs[@]}"; do
 	for v in ${variants[$p]}; do
 		d=$(bdir "$p" "$v")
-		[ ! -f "$d/.ok" ] || continue
-		# spy's builds of an older spy go
-		[ "$v" = plain ] || find "$cache/b" -mindepth 1 -maxdepth 1 -name "$p-$v-*" ! -name "$p-$v-$key" -exec rm -rf {} +
+		[ ! -f "$d/.ok" ] || { touch "$d/.ok"; continue; }
+		# of spy's builds of other spies, the one used last stays (a build tree and another, in turn)
+		if [ "$v" != plain ]; then
+			# shellcheck disable=SC2012
+			ls -dt "$cache/b/$p-$v-"*/.ok 2>/dev/null | tail -n +2 | while read -r old; do
+				old=${old%/.ok}
+				rm -rf "$old" "$old.log" "$old.time"
+			done
+		fi
 		rm -rf "$d"
 		mkdir -p "$d"
 		if ! /usr/bin/time -f '%U %S' -o "$d.time" bash -c "$(declare -f pmake build); \
@@ -263,7 +277,7 @@ mcport() {
 	local p
 	for ((;;)); do
 		p=$((20000 + RANDOM % 20000))
-		ss -ltn 2>/dev/null | grep -q ":$p " || { echo "$p"; return; }
+		[[ $(ss -ltn 2>/dev/null) == *":$p "* ]] || { echo "$p"; return; }
 	done
 }
 # measure TAG PROG SIZE BIN [WRAPPER...]: runs PROG's workload (SIZE full or small) with the binary BIN,
@@ -382,7 +396,8 @@ for p in "${progs[@]}"; do
 		echo "callgrind_wall $(awk '{ print $3 }' "$cgdir/time")"
 		echo "binary $(bdir "$p" plain)/${bin[$p]}"
 	} >"$ad/cpu.txt"
-	python3 "$here/realprog2.py" "$p" "$ad" | tee "$ad/report.txt"
+	python3 "$here/realprog2.py" "$p" "$ad" >"$ad/report.txt"
+	cat "$ad/report.txt"
 done
 
 # --- grep: a regex with a back-reference, glibc's matcher doing the work ----------------------------------
@@ -403,7 +418,8 @@ if [[ " ${progs[*]} " == *" grep "* ]]; then
 		echo "time_wall $(wall_median grep-time)"
 		echo "binary $plain"
 	} >"$ad/cpu.txt"
-	python3 "$here/realprog2.py" grep "$ad" | tee "$ad/report-bench.txt"
+	python3 "$here/realprog2.py" grep "$ad" >"$ad/report-bench.txt"
+	cat "$ad/report-bench.txt"
 fi
 echo
 echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg); the whole script took $(($(date +%s) - t_start)) s"
