@@ -251,6 +251,15 @@ void print_header(FILE *f, const struct prof *p)
 				fprintf(f, "mismatch: %s count %llu arcs %llu\n", s->name,
 					(unsigned long long)s->count, (unsigned long long)s->arcs_in);
 		}
+		if (p->callers_bad)
+			fprintf(f,
+				"self-check: %llu of %llu arcs name a caller that does not hold their call "
+				"site (a frame that had returned), first %s\n",
+				(unsigned long long)p->callers_bad, (unsigned long long)p->callers_checked,
+				p->caller_bad_example);
+		else if (p->callers_checked)
+			fprintf(f, "self-check: %llu arcs, each caller holds its call site\n",
+				(unsigned long long)p->callers_checked);
 	}
 	fputc('\n', f);
 }

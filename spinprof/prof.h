@@ -150,6 +150,11 @@ struct prof {
 	struct gmon_profile spy;
 	int nprofiles;
 	double duration_s;
+	/* spy: the self-check of callers: arcs whose call site the binary places in an instrumented
+	 * function (checked), and of those, arcs whose recorded caller is another function (bad: the
+	 * runtime took a frame that had returned for the caller); the first bad one, as text */
+	uint64_t callers_checked, callers_bad;
+	char *caller_bad_example;
 };
 
 /* Zero a prof. */

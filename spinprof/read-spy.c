@@ -501,6 +501,46 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 	return PROF_NONE;
 }
 
+/*
+ * The self-check of callers (the runtime's word against the binary's): an arc whose call site lies,
+ * by the module's symbol table, in an instrumented function must have that function as its recorded
+ * caller. Where the symbol is not an instrumented function (code without hooks: a callback's caller
+ * comes from the shadow stack; a split .cold part) or the binary is gone, the arc is not checked.
+ * ends: caller and callee index per raw arc, as in read_spy.
+ */
+static void check_callers(struct prof *p, struct spy_bins *b, const struct addr_hash *h, const uint32_t *ends)
+{
+	const struct gmon_profile *g = &p->spy;
+	size_t r = 0;
+
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++, r++) {
+			const struct gmon_arc *a = &t->arcs[j];
+			uint32_t cr = ends[2 * r], ce = ends[2 * r + 1];
+			if (a->caller <= GMON_CALLER_MANY || cr == PROF_NONE || ce == PROF_NONE)
+				continue;
+			int mi = gmon_module_at(g, a->call_site);
+			const struct gmon_module *m = mi < 0 ? NULL : &g->modules[mi];
+			struct symtab *st = m ? spy_binary(b, g, m) : NULL;
+			const struct symtab_sym *sym = st ? sym_at(st, a->call_site - m->base) : NULL;
+			uint32_t k = sym ? find_exact(h, sym->addr + m->base) : PROF_NONE;
+			if (k == PROF_NONE || !p->items[k].has_count)
+				continue;
+			p->callers_checked++;
+			if (k == cr)
+				continue;
+			if (!p->callers_bad++) {
+				size_t n = strlen(p->items[cr].name) + strlen(p->items[ce].name) +
+					   strlen(p->items[k].name) + 64;
+				p->caller_bad_example = xmalloc(n);
+				snprintf(p->caller_bad_example, n, "%s -> %s, called from %s",
+					 p->items[cr].name, p->items[ce].name, p->items[k].name);
+			}
+		}
+	}
+}
+
 /* Which raw arcs (ends: caller and callee index per raw arc, PROF_NONE when unknown or none) are
  * one arc: returns, per raw arc with both ends, the raw index of the first one of its (caller,
  * callee), for the others garbage. Done caller by caller with two small arrays over the callees,
@@ -871,6 +911,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	}
 	free(arc_of);
+	check_callers(p, &b, &h, ends);
 	free(ends);
 	for (size_t i = 0; i < p->nr; i++) {
 		struct prof_func *f = &p->items[i];
