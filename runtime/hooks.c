@@ -242,10 +242,11 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 		f->func = fi;
 		f->children = 0;
 	}
-	/* the caller's function, from the shadow stack: exact even when the call site is in code
-	 * without hooks; an arc reached from several (qsort's callback) says so. Tested after the
-	 * frame's stores, where fewer registers are live: the rare store needs one of its own. */
-	if (unlikely(a->caller != caller))
+	/* the caller's function: known by the call site's code when that is instrumented (SITED),
+	 * else from the shadow stack: exact when the call site is in code without hooks; an arc
+	 * reached from several (qsort's callback) says so. Tested after the frame's stores, where
+	 * fewer registers are live: the rare store needs one of its own. */
+	if (unlikely(a->caller != caller) && !(a->func & SPY_ARC_SITED))
 		SPY_SET(a->caller, a->count != 1 ? GMON_CALLER_MANY : caller);
 	barrier();
 	SPY_SET(t->depth, n + 1);
@@ -386,9 +387,58 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	else
 		push_frame(t, n, self, site, key, ai, now);
 	/* the arc's caller is the tail caller, which push_frame_as saw only when it stays below */
-	if (a->caller != caller)
+	if (a->caller != caller && !(a->func & SPY_ARC_SITED))
 		a->caller = a->count == 1 || prev == caller ? caller : GMON_CALLER_MANY;
 	return 1;
+}
+
+/* The frame at depth i - 1 and those above it end as returned unseen (frames of __spy_arc's). */
+static void end_above(struct spy_thread *t, uint32_t i)
+{
+	while (t->depth > i)
+		spy_hooks_pop(t, 0, 0);
+}
+
+/* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. */
+static inline int frame_lazy(const struct spy_frame *f)
+{
+	return spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY);
+}
+
+/*
+ * Before a call through arc a at key is pushed: frames of mode arcs that returned unseen, still on
+ * the stack above the call's real caller, end. When the call site is an instrumented function's code
+ * (SPY_ARC_SITED), that function is the caller: the frames of __spy_arc's above its nearest frame
+ * have returned (a callee whose arguments on the stack put its key below a returned sibling's). Else
+ * the call comes from code without hooks (a callback: qsort's comparator, an event loop's handler),
+ * and belongs to the nearest frame really on the stack: a frame of __spy_arc's whose return address
+ * is no longer in its slot has returned. Frames with exit hooks end at their exits, not here.
+ */
+static void end_returned(struct spy_thread *t, const struct spy_arc *a, uint64_t key)
+{
+	uint32_t i = t->depth;
+
+	if (a->func & SPY_ARC_SITED) {
+		while (i && t->stack[i - 1].self != a->caller && frame_lazy(&t->stack[i - 1]))
+			i--;
+		if (i && i < t->depth && t->stack[i - 1].self == a->caller)
+			end_above(t, i);
+		return;
+	}
+	while (i && frame_lazy(&t->stack[i - 1])) {
+		/* a tail call's frames share their slot, which holds the first one's return address */
+		uint32_t j = i;
+		uint64_t slot = key_slot(t->stack[i - 1].sp);
+
+		while (j > 1 && key_slot(t->stack[j - 2].sp) == slot)
+			j--;
+		if (slot <= key || !spy_stack_readable(t, key & ~(uint64_t)7, slot + 8) ||
+		    *(const uint64_t *)(uintptr_t)slot == t->stack[j - 1].call_site)
+			break;
+		i = j - 1;
+	}
+	if (i < t->depth)
+		end_above(t, i);
 }
 
 /* Everything the fast path of __spy_enter leaves to others: attaching the thread, control changes,
@@ -396,7 +446,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
 						 uint64_t sp)
 {
-	uint32_t n;
+	uint32_t n, ai;
 
 	if (t == &spy_unattached)
 		t = spy_thread_attach();
@@ -419,11 +469,15 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		goto out;
 	}
+	ai = spy_arcs_find(&t->arcs, cs, self);
+	if (ai) {
+		end_returned(t, &t->arcs.arc[ai], sp);
+		n = t->depth;
+	}
 	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
-		push_frame_as(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), 0, 0);
+		push_frame_as(t, n, self, cs, sp, ai, 0, 0);
 	else
-		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
-			   t->timed ? spy_cycles() : 0);
+		push_frame(t, n, self, cs, sp, ai, t->timed ? spy_cycles() : 0);
 out:
 	/* a write is reading the tables: held here, with this call recorded (its count is done) */
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
@@ -546,11 +600,25 @@ static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa
 	FIRST_ARC(a, cs, s, i, slow);
 	{
 		struct spy_arc *arc = &a->arc[i];
-		struct spy_frame *f = top + 1;
+		struct spy_frame *f;
 
-		/* a new caller of the arc: the slow path says so (push_frame_as) */
-		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
+		/* not the arc's caller on top: the callee before it from the same caller returned
+		 * unseen (the common case: it ends here), or the slow path sorts it out (a new caller
+		 * of the arc, frames returned deeper, a callback's frame gone) */
+		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY) {
+			if (!(arc->func & SPY_ARC_SITED) || n < 2 || top[-1].self != arc->caller ||
+			    !spy_key_lazy(top->sp) || top->tail)
+				goto slow;
+			top--;
+			n--;
+		}
+		/* a call from code without hooks under a frame of __spy_arc's that may have returned
+		 * (its return address gone from its slot): the slow path looks */
+		if (unlikely(!(arc->func & SPY_ARC_SITED)) && n && spy_key_lazy(top->sp) &&
+		    key_slot(top->sp) > key && spy_stack_readable(t, slot, key_slot(top->sp) + 8) &&
+		    *(const uint64_t *)(uintptr_t)key_slot(top->sp) != top->call_site)
 			goto slow;
+		f = top + 1;
 		count_one(&arc->count);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
@@ -801,8 +869,9 @@ out:
 /*
  * ABI 5: self is about to jump to callee (a tail call) from the frame of return-address slot
  * cfa - 8. Its frame stays, marked, until callee's entry takes it for the tail call (tail_enter),
- * or a later hook finds it gone (a callee without hooks). No time stamp: the callee's entry
- * ends the caller's own time.
+ * or a later hook finds it gone: a callee without hooks returns unseen to self's caller, and its
+ * time, and the calls it makes back into instrumented code, are self's until then (issue 23: as in
+ * mode arcs, where the frame stays too). No time stamp: the callee's entry ends the caller's own time.
  */
 SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 {
@@ -813,23 +882,11 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 
 	if (unlikely(SPY_GET(t->held))) {
 		/* the idle thread (count mode), a signal handler's hook inside one */
-		if (t->busy)
-			return;
-		top = t == &spy_unattached ? NULL : t->stack + t->depth - 1;
-		if (spy_hooked(c))
+		if (!t->busy)
 			tail_slow(t, s, c, slot, site);
-		else if (!top || !spy_key_lazy(top->sp))
-			exit_hook(s, slot, slot - 2);
 		return;
 	}
 	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
-	if (!spy_hooked(c)) {
-		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
-		 * frame of __spy_arc's ends at the next call from its caller */
-		if (!spy_key_lazy(top->sp))
-			exit_hook(s, slot, slot - 2);
-		return;
-	}
 	if (likely(top->self == s && key_slot(top->sp) == slot)) {
 		tail_mark(top, c, site);
 		return;

@@ -98,7 +98,10 @@ struct spy_arc {
 	uint32_t func;
 };
 #define SPY_ARC_TRACED (1u << 31)
-#define SPY_ARC_FUNC(w) ((w) & ~SPY_ARC_TRACED)
+/* the call site lies in the code of an instrumented function, which is then the arc's caller for good
+ * (codemap.c): the shadow stack's word is not taken for it */
+#define SPY_ARC_SITED (1u << 30)
+#define SPY_ARC_FUNC(w) ((w) & ~(SPY_ARC_TRACED | SPY_ARC_SITED))
 
 /* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
  * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
@@ -488,6 +491,8 @@ struct spy_thread {
 	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
 	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
 	uint32_t sig_nested;
+	uint32_t stk_scans;            /* stackmap.c: lookups of the thread's stack mapping made */
+	uint64_t stk_lo, stk_hi;       /* the mapping around its stack pointer, as last looked up */
 	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
 	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
 	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
@@ -679,6 +684,23 @@ uint32_t spy_written_mode(void);
 int spy_arc_hooks_only(void);
 /* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
 int spy_hooked(uint64_t addr);
+
+/* ---- codemap.c, stackmap.c ---- */
+
+/* Modules' code maps (the .eh_frame_hdr search table), under spy_lock at (un)registration. */
+void spy_codemap_add(const void *addr);
+void spy_codemap_drop(const void *addr);
+/* The entry of the function (or split part) of an instrumented module whose code holds pc, or 0. */
+uint64_t spy_codemap_func(uint64_t pc);
+/* [from, to) lies in the mapping of t's stack around from, which may then be read: the mapping as
+ * last looked up, else looked up again (a few times per thread at most). */
+int spy_stack_rescan(struct spy_thread *t, uint64_t from, uint64_t to);
+static inline int spy_stack_readable(struct spy_thread *t, uint64_t from, uint64_t to)
+{
+	if (likely(from >= t->stk_lo && to <= t->stk_hi && from < to))
+		return 1;
+	return spy_stack_rescan(t, from, to);
+}
 
 /* ---- modules.c ---- */
 
