@@ -489,19 +489,21 @@ out:
 		spy_sig_nest_release();
 }
 
-/* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
- * chain (the usual case): three dependent loads; else goto miss, where the slow path walks the chains.
+/* i = the arc from call site cs to s when its site is the first of its hash chain (the usual case): three
+ * dependent loads when it is the site's first arc, one more per arc before it (an indirect call's other
+ * callees); else goto miss, where the slow path walks the chains.
  * An empty head or site leads to index 0, the sink, whose pc and callee stay 0: no return address or
  * function has that value, so the compare fails there without a test of its own. A macro, so that a
  * miss is one branch and not a returned 0 tested again. */
-#define FIRST_ARC(a, cs, s, i, miss)                       \
-	do {                                               \
-		(i) = (a)->head[spy_site_hash(cs)];        \
-		if (unlikely((a)->site[(i)].pc != (cs)))   \
-			goto miss;                         \
-		(i) = (a)->site[(i)].arcs;                 \
-		if (unlikely((a)->arc[(i)].callee != (s))) \
-			goto miss;                         \
+#define FIRST_ARC(a, cs, s, i, miss)                         \
+	do {                                                 \
+		(i) = (a)->head[spy_site_hash(cs)];          \
+		if (unlikely((a)->site[(i)].pc != (cs)))     \
+			goto miss;                           \
+		(i) = (a)->site[(i)].arcs;                   \
+		while (unlikely((a)->arc[(i)].callee != (s))) \
+			if (!((i) = (a)->arc[(i)].next))      \
+				goto miss;                   \
 	} while (0)
 
 /*
@@ -519,9 +521,21 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 	/* early: the time stamp's latency overlaps the lookup (which the calibration's hook_in counts) */
 	if (timed)
 		now = spy_cycles();
-	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
-		goto slow;
-	FIRST_ARC(a, cs, s, i, slow);
+	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp)) {
+		struct spy_frame *top = t->stack + n - 1;
+
+		/* the callee of the tail call its caller announced (__spy_tail) from this very slot:
+		 * counted from the tail caller at the tail call's site, pushed just below it (tail_enter's
+		 * common case: a caller with exit hooks, room on the stack) */
+		if (top->sp != sp || top->tail != (s | SPY_TAIL_PENDING) || n >= t->stack_max)
+			goto slow;
+		cs = top->tail_site;
+		FIRST_ARC(a, cs, s, i, slow);
+		top->tail = 0;
+		sp -= 2;
+	} else {
+		FIRST_ARC(a, cs, s, i, slow);
+	}
 	if (unlikely(push_frame_as(t, n, s, cs, sp, i, now, timed)))
 		spy_trace_enter(t);
 	return;
@@ -782,10 +796,21 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 	struct spy_frame *top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 
 	/* mode time: a context switch since the last look goes to the slow path (offcpu.c) */
-	if (unlikely(top->self != s || top->sp != sp) || (timed && unlikely(spy_offcpu_pending(t))))
-		exit_slow(t, s, sp, lo, now);
-	else if (unlikely(pop_frame_as(t, now, timed)))
+	if (timed && unlikely(spy_offcpu_pending(t)))
+		goto slow;
+	if (unlikely(top->self != s || top->sp != sp)) {
+		/* the callee of a tail call (ABI 5: key lo), its tail caller below it at the slot: both
+		 * end now (exit_slow's common case: one tail call, no frames abandoned above) */
+		if (top->self != s || top->sp != lo || lo == sp || top[-1].sp != sp || top[-1].tail)
+			goto slow;
+		if (unlikely(pop_frame_as(t, now, timed)))
+			spy_trace_exit(t, now);
+	}
+	if (unlikely(pop_frame_as(t, now, timed)))
 		spy_trace_exit(t, now);
+	return;
+slow:
+	exit_slow(t, s, sp, lo, now);
 }
 
 static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)
