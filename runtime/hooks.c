@@ -399,10 +399,11 @@ static void end_above(struct spy_thread *t, uint32_t i)
 		spy_hooks_pop(t, 0, 0);
 }
 
-/* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. */
+/* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. The mark under a
+ * program's signal handler (sig-nest.c), keyed as they are, is live while the handler runs: not one. */
 static inline int frame_lazy(const struct spy_frame *f)
 {
-	return spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY);
+	return (spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY)) && f->self != GMON_CALLER_NONE;
 }
 
 /*
@@ -621,14 +622,14 @@ static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa
 		 * of the arc, frames returned deeper, a callback's frame gone) */
 		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY) {
 			if (!(arc->func & SPY_ARC_SITED) || n < 2 || top[-1].self != arc->caller ||
-			    !spy_key_lazy(top->sp) || top->tail)
+			    !spy_key_lazy(top->sp) || top->tail || top->self == GMON_CALLER_NONE)
 				goto slow;
 			top--;
 			n--;
 		}
 		/* a call from code without hooks under a frame of __spy_arc's that may have returned
 		 * (its return address gone from its slot): the slow path looks */
-		if (unlikely(!(arc->func & SPY_ARC_SITED)) && n && spy_key_lazy(top->sp) &&
+		if (unlikely(!(arc->func & SPY_ARC_SITED)) && n && frame_lazy(top) &&
 		    key_slot(top->sp) > key && spy_stack_readable(t, slot, key_slot(top->sp) + 8) &&
 		    *(const uint64_t *)(uintptr_t)key_slot(top->sp) != top->call_site)
 			goto slow;
