@@ -373,6 +373,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	site = f->tail_site;
 	key = lazy ? slot - 1 : slot - 2;
 	ai = spy_arcs_find(&t->arcs, site, self);
+	spy_tail_site_add(site);
 	a = &t->arcs.arc[ai];
 	prev = a->caller;
 	if (n >= t->stack_max) {
@@ -496,15 +497,15 @@ out:
  * An empty head or site leads to index 0, the sink, whose pc and callee stay 0: no return address or
  * function has that value, so the compare fails there without a test of its own. A macro, so that a
  * miss is one branch and not a returned 0 tested again. */
-#define FIRST_ARC(a, cs, s, i, miss)                         \
-	do {                                                 \
-		(i) = (a)->head[spy_site_hash(cs)];          \
-		if (unlikely((a)->site[(i)].pc != (cs)))     \
-			goto miss;                           \
-		(i) = (a)->site[(i)].arcs;                   \
+#define FIRST_ARC(a, cs, s, i, miss)                          \
+	do {                                                  \
+		(i) = (a)->head[spy_site_hash(cs)];           \
+		if (unlikely((a)->site[(i)].pc != (cs)))      \
+			goto miss;                            \
+		(i) = (a)->site[(i)].arcs;                    \
 		while (unlikely((a)->arc[(i)].callee != (s))) \
 			if (!((i) = (a)->arc[(i)].next))      \
-				goto miss;                   \
+				goto miss;                    \
 	} while (0)
 
 /*
@@ -971,6 +972,42 @@ static __attribute__((noinline, noipa)) uint64_t calib_hooks(unsigned n)
 	return spy_cycles() - t0;
 }
 
+static __attribute__((noinline, noipa)) void spy_calib_tail_callee(void)
+{
+	barrier();
+}
+
+/* a call of spy_calib_dummy that tail-calls spy_calib_tail_callee, as ABI 5 code makes it: the tail
+ * hook, then the callee's hooks in the tail caller's slot (the fast paths of a tail call); *site gets
+ * the tail caller's call site */
+static __attribute__((noinline, noipa)) uint64_t calib_tail(unsigned n, uint64_t *site)
+{
+	void *ra = __builtin_return_address(0), *cfa = __builtin_dwarf_cfa();
+	uint64_t t0 = spy_cycles();
+
+	for (unsigned i = 0; i < n; i++) {
+		__spy_entry((void *)spy_calib_dummy, ra, cfa);
+		__spy_tail((void *)spy_calib_dummy, (void *)spy_calib_tail_callee, cfa);
+		__spy_entry((void *)spy_calib_tail_callee, ra, cfa);
+		__spy_leave((void *)spy_calib_tail_callee, cfa);
+	}
+	*site = (uint64_t)(uintptr_t)ra;
+	return spy_cycles() - t0;
+}
+
+/* calib_tail's sums so far: the tail caller's self cycles and the tail callee's inclusive ones. */
+static void calib_tail_sums(const struct spy_arcs *a, uint64_t site, uint64_t *caller_self,
+			    uint64_t *callee_incl)
+{
+	uint32_t i = site ? arc_lookup(a, site, (uint64_t)(uintptr_t)spy_calib_dummy) : 0;
+
+	*caller_self = i ? a->arc[i].self : 0;
+	*callee_incl = 0;
+	for (uint32_t k = 1; k < a->narc; k++)
+		if (a->arc[k].callee == (uint64_t)(uintptr_t)spy_calib_tail_callee)
+			*callee_incl += a->arc[k].incl;
+}
+
 /* __spy_arc as sibling calls make it: each call drops the last one's frame, of the same key */
 static __attribute__((noinline, noipa)) uint64_t calib_arc(unsigned n)
 {
@@ -1018,7 +1055,8 @@ void spy_hooks_calibrate(void)
 	};
 	struct spy_thread scratch, *saved = spy_tls_thread;
 	uint64_t best = UINT64_MAX, best_empty = UINT64_MAX, best_in = UINT64_MAX, best_tsc = UINT64_MAX;
-	uint64_t best_arc = UINT64_MAX;
+	uint64_t best_arc = UINT64_MAX, best_tail = UINT64_MAX, best_tail_in = UINT64_MAX,
+		 best_tail_callee = UINT64_MAX, tail_site = 0;
 
 	if (spy_mode == SPY_MODE_COUNT)
 		return;
@@ -1043,14 +1081,23 @@ void spy_hooks_calibrate(void)
 		uint64_t in0 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0, in1, total, empty, tsc,
 			 arc;
 
+		uint64_t tail, tin0, tin1, tce0, tce1;
+
 		total = calib_hooks(N);
 		in1 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0;
 		empty = calib_empty(N);
 		tsc = calib_tsc(N);
 		arc = calib_arc(N);
 		scratch.depth = 0;
+		calib_tail_sums(&scratch.arcs, tail_site, &tin0, &tce0);
+		tail = scratch.timed ? calib_tail(N, &tail_site) : 0;
+		calib_tail_sums(&scratch.arcs, tail_site, &tin1, &tce1);
+		scratch.depth = 0;
 		if (r == 0)
 			continue; /* warm-up: page faults, first insertion */
+		best_tail = tail < best_tail ? tail : best_tail;
+		best_tail_in = tin1 - tin0 < best_tail_in ? tin1 - tin0 : best_tail_in;
+		best_tail_callee = tce1 - tce0 < best_tail_callee ? tce1 - tce0 : best_tail_callee;
 		best = total < best ? total : best;
 		best_empty = empty < best_empty ? empty : best_empty;
 		best_in = in1 - in0 < best_in ? in1 - in0 : best_in;
@@ -1062,6 +1109,20 @@ void spy_hooks_calibrate(void)
 	spy_hook_in_mcyc = best_in * 1000 / N;
 	spy_hook_out_mcyc = best * 1000 / N > spy_hook_in_mcyc ? best * 1000 / N - spy_hook_in_mcyc : 0;
 	spy_tsc_read_mcyc = best_tsc * 1000 / N;
+	/*
+	 * A tail call (the caller P calls F, which tail-calls W): spinprof takes a call's hook_in and
+	 * hook_out off F (its call, its call of W), hook_in off W and hook_out off P; what F's and P's
+	 * self times hold beyond that, per tail call, is the tail call's own: F's from its entry's time
+	 * stamp to W's (the tail hook, W's entry), P's the rest of the sequence (W's exit ends both).
+	 */
+	if (scratch.timed && best_tail != UINT64_MAX && best_tail > best_empty) {
+		int64_t seq = (int64_t)((best_tail - best_empty) * 1000 / N);
+		int64_t in = (int64_t)(best_tail_in * 1000 / N),
+			callee = (int64_t)(best_tail_callee * 1000 / N);
+
+		spy_hook_tail_in_mcyc = in - (int64_t)spy_hook_in_mcyc - (int64_t)spy_hook_out_mcyc;
+		spy_hook_tail_out_mcyc = seq - in - callee - (int64_t)spy_hook_out_mcyc;
+	}
 out:
 	spy_tls_set(saved);
 	spy_arcs_release(&scratch.arcs);

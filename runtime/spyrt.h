@@ -702,6 +702,14 @@ static inline int spy_stack_readable(struct spy_thread *t, uint64_t from, uint64
 	return spy_stack_rescan(t, from, to);
 }
 
+/* ---- tailsites.c ---- */
+
+/* A tail call's site (the return address of its __spy_tail call), once its arc is made. */
+void spy_tail_site_add(uint64_t site);
+/* The sites so far, sorted, malloc'ed into *sites (NULL when none); 0 or -1 (no memory). */
+int spy_tail_sites(uint64_t **sites, uint64_t *n);
+extern uint64_t spy_tail_sites_lost;
+
 /* ---- modules.c ---- */
 
 struct spy_module {
@@ -777,6 +785,8 @@ extern int spy_forked;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
 extern uint64_t spy_calib_cpu_ns; /* CPU time of the start-up calibration: not the program's */
 extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
+/* a tail call's hooks beyond a call's, to the tail caller's self time and to its caller's (hooks.c) */
+extern int64_t spy_hook_tail_in_mcyc, spy_hook_tail_out_mcyc;
 extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
 
 void spy_init(void);
