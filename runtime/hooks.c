@@ -771,8 +771,16 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		spy_ctr_stamp(t);
 	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
-	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
+	if (t->off.base) { /* the top frame ends at now: a switch after that is its caller's */
+		uint32_t n = t->depth, k = 1;
+
+		/* and the tail callers under it, which end with it */
+		while (lo != sp && k < n && key_slot(t->stack[n - 1 - k].sp) == sp)
+			k++;
+		t->off.ending = k;
 		spy_offcpu_drain(t, now);
+		t->off.ending = 1;
+	}
 	top = &t->stack[t->depth - 1];
 	if ((t->depth && top->self == self && (top->sp == sp || top->sp == lo)) ||
 	    exit_mismatch(t, self, sp, lo, now, recording)) {

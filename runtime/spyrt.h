@@ -461,6 +461,7 @@ struct spy_thread {
 		const uint8_t *data; /* its records, size bytes */
 		uint64_t out;        /* CLOCK_MONOTONIC of a switch-out not yet matched, 0 if none */
 		int out_pre;         /* it was a preemption */
+		uint32_t ending;     /* how many top frames end at a drain's top_end (1, or a tail chain) */
 		int on;              /* the thread had a ring: its times are CPU time (kept once closed) */
 		uint64_t serial;     /* intervals charged, + 1 */
 		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
