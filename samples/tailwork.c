@@ -1,7 +1,7 @@
 /* samples/tailwork.c: time through tail calls (issue 23). loop() calls disp() N times (argv[1],
  * default 200000); disp() tail-calls work1() or work2() through a pointer, in turn, and each spins S
  * (argv[2], default 300) rounds of a volatile add: nearly all the time is the workers', almost none
- * the loop's or disp's. wrap() tail-calls memset() on 64 KiB, M times (argv[3], default 2000), from
+ * the loop's or disp's. wrap() tail-calls memset() on 1 MiB, M times (argv[3], default 2000), from
  * wrapper_caller(): memset's time is wrap's, which jumped to it, not its caller's. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 
 static volatile long sink;
 static long spin = 300;
-static char buf[65536];
+static char buf[1 << 20];
 
 NOINL long work1(long x)
 {
