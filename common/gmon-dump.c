@@ -126,6 +126,12 @@ static char *esc_dup(const char *s)
 	return text;
 }
 
+/* |v|, for printing a signed fixed-point value */
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
 	static const char *const hflags[] = { "tsc_invariant", "final",    "forked",
@@ -147,6 +153,10 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 		" tsc_read=%" PRIu64 ".%03" PRIu64 "\n",
 		h->hook_out_mcyc / 1000, h->hook_out_mcyc % 1000, h->hook_in_mcyc / 1000,
 		h->hook_in_mcyc % 1000, h->tsc_read_mcyc / 1000, h->tsc_read_mcyc % 1000);
+	fprintf(f, "tailcost in=%s%" PRIu64 ".%03" PRIu64 " out=%s%" PRIu64 ".%03" PRIu64 "\n",
+		h->hook_tail_in_mcyc < 0 ? "-" : "", mag(h->hook_tail_in_mcyc) / 1000,
+		mag(h->hook_tail_in_mcyc) % 1000, h->hook_tail_out_mcyc < 0 ? "-" : "",
+		mag(h->hook_tail_out_mcyc) / 1000, mag(h->hook_tail_out_mcyc) % 1000);
 	fprintf(f,
 		"lost dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64 " dropped_frames=%" PRIu64
 		" abandoned=%" PRIu64 " unmatched=%" PRIu64 " slots_lost=%" PRIu64 " unregistered=%" PRIu64
@@ -389,6 +399,12 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				tr->tid, e->time, e->what, sym_name(&t, e->func, b1, sizeof(b1)), e->addr,
 				e->value);
 		}
+	}
+	for (uint64_t i = 0; i < p->ntail_sites; i++) {
+		int mi = gmon_module_at(p, p->tail_sites[i]);
+
+		fprintf(f, "tail site=0x%" PRIx64 " site_module=%" PRId64 "\n", p->tail_sites[i],
+			mi < 0 ? (int64_t)-1 : (int64_t)p->modules[mi].id);
 	}
 	for (uint32_t i = 0; i < p->ncounters; i++) {
 		fputs("counter ", f);

@@ -246,6 +246,8 @@ const char *gmon_tag_name(uint32_t tag)
 		return "NODES";
 	case GMON_TAG_TRACE:
 		return "TRACE";
+	case GMON_TAG_TAILS:
+		return "TAILS";
 	case GMON_TAG_END:
 		return "END";
 	}
@@ -331,6 +333,7 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(n->legs);
 	}
 	free(p->nodesets);
+	free(p->tail_sites);
 	for (uint32_t i = 0; i < p->ntraces; i++)
 		free(p->traces[i].ev);
 	free(p->traces);

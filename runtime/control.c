@@ -19,6 +19,7 @@ uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
 uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
+int64_t spy_hook_tail_in_mcyc, spy_hook_tail_out_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 int spy_first_error_said;

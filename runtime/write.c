@@ -475,6 +475,10 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->hook_in_mcyc = 0;
 	}
 	h->tsc_read_mcyc = spy_tsc_read_mcyc;
+	if (h->mode == SPY_MODE_TIME) {
+		h->hook_tail_in_mcyc = spy_hook_tail_in_mcyc;
+		h->hook_tail_out_mcyc = spy_hook_tail_out_mcyc;
+	}
 	h->slots_lost = spy_slots_lost;
 	h->unregistered = counts[0];
 	h->error = strdup(spy_first_error);
@@ -623,7 +627,18 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		rc = -1;
 	p->sampling = spy_samp_totals();
 
-	p->counters = calloc(12, sizeof(*p->counters));
+	/* the tail calls' sites, but the calibration's own (in the runtime) */
+	if (spy_tail_sites(&p->tail_sites, &p->ntail_sites)) {
+		rc = -1;
+	} else {
+		uint64_t o = 0;
+
+		for (uint64_t i = 0; i < p->ntail_sites; i++)
+			if (!spy_in_runtime(p->tail_sites[i]))
+				p->tail_sites[o++] = p->tail_sites[i];
+		p->ntail_sites = o;
+	}
+	p->counters = calloc(13, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -634,6 +649,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		add_counter(p, "thread_counts_omitted", !with_counts);
 		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
 		add_counter(p, "threads_folded", spy_folded_threads);
+		if (spy_tail_sites_lost)
+			add_counter(p, "tail_sites_lost", spy_tail_sites_lost);
 		if (h->flags & GMON_HDR_SIGNAL) {
 			add_counter(p, "signal", spy_end_signal);
 			add_counter(p, "signal_pc", spy_end_pc);

@@ -191,11 +191,28 @@ void print_header(FILE *f, const struct prof *p)
 			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads,
 				 base);
 		}
+		uint64_t tails = 0;
+		for (size_t i = 0; i < p->nsyms; i++)
+			tails += p->items[i].tail_calls;
+		double tail_total =
+			h->tsc_hz ? (double)tails * (p->hook_tail_in + p->hook_tail_out) / (double)h->tsc_hz :
+				    0;
+		total += tail_total;
 		fprintf(f,
 			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
 			"%.2f%% of %s\n",
 			per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
 			base > 0 ? 100.0 * total / base : 0.0, of);
+		if (tails)
+			fprintf(f,
+				"tail calls: %llu, each %+.1f cycles to the tail caller and %+.1f to its caller "
+				"beyond a call's, taken off too\n",
+				(unsigned long long)tails, p->hook_tail_in, p->hook_tail_out);
+		if (p->nclamped && h->tsc_hz)
+			fprintf(f,
+				"hook correction: %zu functions' self time would go below 0 by %.6f seconds in "
+				"all (the calibration is more than their hooks cost them): shown as 0\n",
+				p->nclamped, p->clamped_cycles / (double)h->tsc_hz);
 	}
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
@@ -251,6 +268,15 @@ void print_header(FILE *f, const struct prof *p)
 				fprintf(f, "mismatch: %s count %llu arcs %llu\n", s->name,
 					(unsigned long long)s->count, (unsigned long long)s->arcs_in);
 		}
+		if (p->callers_bad)
+			fprintf(f,
+				"self-check: %llu of %llu arcs name a caller that does not hold their call "
+				"site (a frame that had returned), first %s\n",
+				(unsigned long long)p->callers_bad, (unsigned long long)p->callers_checked,
+				p->caller_bad_example);
+		else if (p->callers_checked)
+			fprintf(f, "self-check: %llu arcs, each caller holds its call site\n",
+				(unsigned long long)p->callers_checked);
 	}
 	fputc('\n', f);
 }

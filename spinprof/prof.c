@@ -91,6 +91,7 @@ void prof_release(struct prof *p)
 	free(p->arc_off);
 	free(p->func_ctr);
 	free(p->arc_ctr);
+	free(p->caller_bad_example);
 	for (uint32_t k = 0; k < p->nctr; k++)
 		free(p->ctr_names[k]);
 	free(p->arc_hash);

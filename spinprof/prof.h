@@ -39,6 +39,7 @@ struct prof_func {
 	double m_spont_incl;   /* the part of m_incl entered with no known caller */
 	double m_self_raw;     /* m_self before the hook overhead was taken off */
 	uint64_t out_calls;    /* calls it made (spy) */
+	uint64_t tail_calls;   /* of them, tail calls (format revision 4's TAILS) */
 	int cyc;               /* cycle number, 0 when on no cycle */
 	uint32_t head;         /* this, or the cycle header */
 	uint32_t next;         /* next member of the cycle (from the header: the first) */
@@ -104,14 +105,19 @@ enum prof_kind {
 
 struct prof {
 	enum prof_kind kind;
-	double hz;                /* ticks per second */
-	double hook_out, hook_in; /* cycles per call (spy header) */
-	double total_time;        /* ticks, for percentages */
-	int measured;             /* times measured (spy time mode), not propagated */
-	int sampled;              /* times from sampled stacks (spy count or arcs mode, cpu or wall) */
-	int no_arcs;              /* spy count mode: calls per function, callers not recorded */
-	double profiler_ticks;    /* sampled: ticks in the profiler, left out of all times */
-	double outside_ticks;     /* sampled: ticks in no instrumented function, left out */
+	double hz;                          /* ticks per second */
+	double hook_out, hook_in;           /* cycles per call (spy header) */
+	double hook_tail_in, hook_tail_out; /* cycles per tail call beyond a call's (revision 4) */
+	/* spy time mode: functions whose self time the hook correction took below 0, and by how much in
+	 * all (clamped to 0: the calibration is more than the hooks cost them) */
+	size_t nclamped;
+	double clamped_cycles;
+	double total_time;     /* ticks, for percentages */
+	int measured;          /* times measured (spy time mode), not propagated */
+	int sampled;           /* times from sampled stacks (spy count or arcs mode, cpu or wall) */
+	int no_arcs;           /* spy count mode: calls per function, callers not recorded */
+	double profiler_ticks; /* sampled: ticks in the profiler, left out of all times */
+	double outside_ticks;  /* sampled: ticks in no instrumented function, left out */
 	struct prof_stack *stacks;
 	size_t nstacks, stacks_alloc;
 	uint32_t *frames;
@@ -150,6 +156,11 @@ struct prof {
 	struct gmon_profile spy;
 	int nprofiles;
 	double duration_s;
+	/* spy: the self-check of callers: arcs whose call site the binary places in an instrumented
+	 * function (checked), and of those, arcs whose recorded caller is another function (bad: the
+	 * runtime took a frame that had returned for the caller); the first bad one, as text */
+	uint64_t callers_checked, callers_bad;
+	char *caller_bad_example;
 };
 
 /* Zero a prof. */

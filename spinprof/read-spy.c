@@ -267,6 +267,34 @@ static void merge_counters(struct gmon_profile *p, const struct gmon_profile *q)
 	}
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* q's tail call sites (relocated) into p's, which stay sorted and distinct. */
+static void merge_tail_sites(struct gmon_profile *p, const struct gmon_profile *q)
+{
+	if (!q->ntail_sites)
+		return;
+	uint64_t n = p->ntail_sites + q->ntail_sites, o = 0;
+	p->tail_sites = xrealloc(p->tail_sites, n * sizeof(*p->tail_sites));
+	memcpy(p->tail_sites + p->ntail_sites, q->tail_sites, q->ntail_sites * sizeof(*q->tail_sites));
+	qsort(p->tail_sites, n, sizeof(*p->tail_sites), u64_cmp);
+	for (uint64_t i = 0; i < n; i++)
+		if (!o || p->tail_sites[i] != p->tail_sites[o - 1])
+			p->tail_sites[o++] = p->tail_sites[i];
+	p->ntail_sites = o;
+}
+
+/* Whether site is one of g's tail call sites. */
+static int is_tail_site(const struct gmon_profile *g, uint64_t site)
+{
+	return g->ntail_sites &&
+	       bsearch(&site, g->tail_sites, g->ntail_sites, sizeof(*g->tail_sites), u64_cmp) != NULL;
+}
+
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 {
 	int64_t *delta = xcalloc(q->nmodules + 1, sizeof(int64_t));
@@ -343,7 +371,10 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 			else
 				RELOC(e->value); /* a fault's PC */
 		}
+	for (uint64_t j = 0; j < q->ntail_sites; j++)
+		RELOC(q->tail_sites[j]);
 #undef RELOC
+	merge_tail_sites(p, q);
 	/* the traces are appended, each its own record */
 	if (q->ntraces) {
 		p->traces = xrealloc(p->traces, (p->ntraces + q->ntraces) * sizeof(*p->traces));
@@ -499,6 +530,83 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 	uint32_t k = prof_add_func(p, NULL, addr, addr + 1);
 	prof_set_name(&p->items[k], nm, demangle ? symtab_demangle(nm) : NULL);
 	return PROF_NONE;
+}
+
+/*
+ * The self-check of callers (the runtime's word against the binary's): an arc whose call site lies,
+ * by the module's symbol table, in an instrumented function must have that function as its recorded
+ * caller. Where the symbol is not an instrumented function (code without hooks: a callback's caller
+ * comes from the shadow stack; a split .cold part) or the binary is gone, the arc is not checked.
+ * ends: caller and callee index per raw arc, as in read_spy.
+ */
+static void check_callers(struct prof *p, struct spy_bins *b, const struct addr_hash *h, const uint32_t *ends)
+{
+	const struct gmon_profile *g = &p->spy;
+	size_t r = 0;
+
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++, r++) {
+			const struct gmon_arc *a = &t->arcs[j];
+			uint32_t cr = ends[2 * r], ce = ends[2 * r + 1];
+			if (a->caller <= GMON_CALLER_MANY || cr == PROF_NONE || ce == PROF_NONE)
+				continue;
+			int mi = gmon_module_at(g, a->call_site);
+			const struct gmon_module *m = mi < 0 ? NULL : &g->modules[mi];
+			struct symtab *st = m ? spy_binary(b, g, m) : NULL;
+			const struct symtab_sym *sym = st ? sym_at(st, a->call_site - m->base) : NULL;
+			uint32_t k = sym ? find_exact(h, sym->addr + m->base) : PROF_NONE;
+			if (k == PROF_NONE || !p->items[k].has_count)
+				continue;
+			p->callers_checked++;
+			if (k == cr)
+				continue;
+			if (!p->callers_bad++) {
+				size_t n = strlen(p->items[cr].name) + strlen(p->items[ce].name) +
+					   strlen(p->items[k].name) + 64;
+				p->caller_bad_example = xmalloc(n);
+				snprintf(p->caller_bad_example, n, "%s -> %s, called from %s",
+					 p->items[cr].name, p->items[ce].name, p->items[k].name);
+			}
+		}
+	}
+}
+
+/*
+ * The hooks' own cycles off the self times that hold them (the header's calibration): hook_in off each
+ * call's callee, hook_out off its caller; and a tail call's beyond a call's: hook_tail_in off the tail
+ * caller, hook_tail_out off the tail caller's caller, whose calls of it end in a tail call in the share
+ * of the callee's calls that did. What would go below 0 is said in the header (clamped).
+ */
+static void hook_correction(struct prof *p)
+{
+	double *tail_share = NULL;
+	if (p->hook_tail_in != 0 || p->hook_tail_out != 0) {
+		tail_share = xcalloc(p->nr + 1, sizeof(double));
+		for (size_t i = 0; i < p->nr; i++) {
+			const struct prof_func *f = &p->items[i];
+			tail_share[i] = f->arcs_in ? (double)f->tail_calls / (double)f->arcs_in : 0;
+		}
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+		double s = f->m_self_raw - (double)f->out_calls * p->hook_out -
+			   (double)f->arcs_in * p->hook_in - (double)f->tail_calls * p->hook_tail_in;
+		f->m_self = s;
+	}
+	for (size_t i = 0; tail_share && i < p->narcs; i++) {
+		const struct prof_arc *a = &p->arcs[i];
+		p->items[a->parent].m_self -= (double)a->count * tail_share[a->child] * p->hook_tail_out;
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+		if (f->m_self < 0) {
+			p->clamped_cycles -= f->m_self;
+			p->nclamped++;
+			f->m_self = 0;
+		}
+	}
+	free(tail_share);
 }
 
 /* Which raw arcs (ends: caller and callee index per raw arc, PROF_NONE when unknown or none) are
@@ -848,6 +956,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 				continue;
 			}
 			p->items[cr].out_calls += a->count;
+			if (is_tail_site(g, a->call_site))
+				p->items[cr].tail_calls += a->count;
 			struct prof_arc *pa;
 			if (arc_of[r] == r) {
 				/* the first of its (caller, callee): a new arc */
@@ -871,13 +981,9 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	}
 	free(arc_of);
+	check_callers(p, &b, &h, ends);
 	free(ends);
-	for (size_t i = 0; i < p->nr; i++) {
-		struct prof_func *f = &p->items[i];
-		double s =
-			f->m_self_raw - (double)f->out_calls * p->hook_out - (double)f->arcs_in * p->hook_in;
-		f->m_self = s > 0 ? s : 0;
-	}
+	hook_correction(p);
 	if (g->hdr.mode == SPY_MODE_COUNT) {
 		/* the add-one counters are the calls; who made them is not recorded */
 		p->no_arcs = 1;
@@ -1003,6 +1109,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hz = p->measured ? (double)h->tsc_hz : 100.0;
 	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
+	p->hook_tail_in = (double)h->hook_tail_in_mcyc / 1000.0;
+	p->hook_tail_out = (double)h->hook_tail_out_mcyc / 1000.0;
 	for (uint32_t i = 0; p->measured && i < p->spy.nthreads; i++)
 		if (p->spy.threads[i].flags & GMON_THREAD_OFFCPU)
 			p->offcpu = 1;
