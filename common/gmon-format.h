@@ -470,11 +470,19 @@ extern uint64_t gmon_pipe_min;
  * opened, and the open never blocks. Returns the descriptor, or -1 and the reason in err. */
 int gmon_open_regular(const char *path, char *err, size_t errsz);
 
-/* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
- * written and renamed over path (not fsync()ed). A character device, FIFO or socket at path (or a
- * symlink to one) is written into as a stream instead; anything else that is not a regular file or
- * a symlink is left alone. On error returns -1 and the reason in err. */
-int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
+/* gmon_write_file's flags. GMON_WRITE_NAMED: the user named path (SPYRT_OUT, spy_dump(path), a
+ * tool's option), so an existing character device, FIFO or socket there, or a symlink to one, is
+ * written into, when it (the symlink, when one) belongs to the effective user or root. */
+enum gmon_write_flags {
+	GMON_WRITE_NAMED = 1u << 0
+};
+
+/* Write buf to path atomically: a new file in the same directory (O_TMPFILE, linked under a random
+ * name; where the file system has no O_TMPFILE, a random name opened O_CREAT|O_EXCL|O_NOFOLLOW),
+ * renamed over path (not fsync()ed); whatever was at path (a file, a symlink, a FIFO) is replaced,
+ * never followed or written into, except a stream as GMON_WRITE_NAMED says. A directory or block
+ * device at path is left alone. On error returns -1 and the reason in err. */
+int gmon_write_file(const char *path, const void *buf, size_t len, unsigned flags, char *err, size_t errsz);
 
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with
  * addresses named after the functions of the profile. */

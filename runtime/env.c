@@ -313,6 +313,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 				free(cfg->out);
 				cfg->out = c;
 				cfg->out_has_pid = has_pid;
+				cfg->out_named = 1;
 			}
 		}
 	}

@@ -734,6 +734,7 @@ const char *spy_module_path(const struct spy_module *m);
 struct spy_config {
 	char *out;                  /* SPYRT_OUT, with %p unexpanded */
 	int out_has_pid;            /* SPYRT_OUT contains %p */
+	int out_named;              /* SPYRT_OUT was given (gmon_write_file's GMON_WRITE_NAMED) */
 	uint32_t mode;              /* SPYRT_MODE */
 	uint32_t arcs;              /* SPYRT_ARCS */
 	char *start, *stop;         /* SPYRT_START, SPYRT_STOP */

@@ -706,7 +706,8 @@ static void report_losses(const struct gmon_profile *p)
  * file-size limit the write fails with EFBIG, one line and no file left, instead of killing the
  * program. A SIGXFSZ this write raised is taken off again; one the program already had stays.
  */
-static int write_quietly(const char *path, const void *buf, size_t len, char *err, size_t errsz)
+static int write_quietly(const char *path, const void *buf, size_t len, unsigned flags, char *err,
+			 size_t errsz)
 {
 	sigset_t xfsz, old, pending;
 	int had = 0, rc;
@@ -716,7 +717,7 @@ static int write_quietly(const char *path, const void *buf, size_t len, char *er
 	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
 	if (!sigpending(&pending))
 		had = sigismember(&pending, SIGXFSZ);
-	rc = gmon_write_file(path, buf, len, err, errsz);
+	rc = gmon_write_file(path, buf, len, flags, err, errsz);
 	if (!had && !sigpending(&pending) && sigismember(&pending, SIGXFSZ)) {
 		struct timespec zero = { 0, 0 };
 
@@ -745,6 +746,8 @@ static int write_profile(const char *path, int final)
 	struct spy_thread *me = spy_tls_thread;
 	struct gmon_profile p;
 	int real = me != &spy_idle_thread && me != &spy_unattached;
+	/* spy_dump(path) and SPYRT_OUT name the path: what the user put there may be written into */
+	unsigned flags = path || spy_cfg.out_named ? GMON_WRITE_NAMED : 0;
 	char pbuf[PATH_MAX], err[512];
 	uint64_t open_frames = 0, hz;
 	uint32_t tsc_flags = 0;
@@ -818,7 +821,7 @@ static int write_profile(const char *path, int final)
 		return -1;
 	}
 	gmon_profile_release(&p);
-	rc = write_quietly(path, buf, len, err, sizeof(err));
+	rc = write_quietly(path, buf, len, flags, err, sizeof(err));
 	free(buf);
 	if (rc)
 		spy_warn("spy: cannot write profile '%s': %s", path, err);

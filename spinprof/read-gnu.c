@@ -459,7 +459,8 @@ static int write_sum(const char *path, const struct prof *p, const struct gnu_da
 	free(first);
 	free(order);
 	char err[256];
-	int rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	/* gmon.sum, a fixed name: whatever is there is replaced, never written into (flags 0) */
+	int rc = gmon_write_file(path, buf, len, 0, err, sizeof(err));
 	free(buf);
 	if (rc < 0)
 		fprintf(stderr, "spinprof: %s: %s\n", path, err);

@@ -1125,7 +1125,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			fprintf(stderr, "spinprof: %s: out of memory\n", o->sum_path);
 			return -1;
 		}
-		int rc = gmon_write_file(o->sum_path, out, len, err, sizeof(err));
+		/* gmon.sum, a fixed name: whatever is there is replaced, never written into (flags 0) */
+		int rc = gmon_write_file(o->sum_path, out, len, 0, err, sizeof(err));
 		free(out);
 		if (rc < 0) {
 			fprintf(stderr, "spinprof: %s: %s\n", o->sum_path, err);

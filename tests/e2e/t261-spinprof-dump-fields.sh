@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	p.tail_sites = tails;
 	if (gmon_encode(&p, 0, &buf, &len))
 		return 1;
-	if (gmon_write_file(argv[1], buf, len, err, sizeof(err)))
+	if (gmon_write_file(argv[1], buf, len, GMON_WRITE_NAMED, err, sizeof(err)))
 		return 1;
 	free(buf);
 	return 0;

@@ -52,6 +52,7 @@ static void test_defaults(void **state)
 	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
 	assert_string_equal(c.out, "gmon.out");
 	assert_int_equal(c.out_has_pid, 0);
+	assert_int_equal(c.out_named, 0);
 	assert_int_equal(c.mode, SPY_MODE_TIME);
 	assert_int_equal(c.arcs, SPY_ARCS_DEFAULT);
 	assert_null(c.start);
@@ -78,6 +79,7 @@ static void test_good_values(void **state)
 	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
 	assert_string_equal(c.out, "/tmp/prof.%p.%%");
 	assert_int_equal(c.out_has_pid, 1);
+	assert_int_equal(c.out_named, 1);
 	assert_int_equal(c.mode, SPY_MODE_ARCS);
 	assert_int_equal(c.arcs, 50000);
 	assert_string_equal(c.start, "main");
