@@ -41,6 +41,9 @@ pkgs="$pkgs nodejs"
 pkgs="$pkgs python3"
 # make SAN=thread and t136: ThreadSanitizer's runtime (gcc's own libgcc-dev pulls it in too)
 pkgs="$pkgs libtsan2"
+# Tests only: setcap gives t141's program a file capability (setpriv, which runs it as another user, is
+# util-linux's, always there)
+pkgs="$pkgs libcap2-bin"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

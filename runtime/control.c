@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,10 +131,11 @@ static void atfork_child(void)
 
 static void init_once(void)
 {
+	char **env = spy_env_trusted(environ, getauxval(AT_SECURE) != 0);
 	uint64_t w = 0;
 
-	spy_env_load(&spy_cfg, environ);
-	spy_nodes_env(environ);
+	spy_env_load(&spy_cfg, env);
+	spy_nodes_env(env);
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);

@@ -765,6 +765,32 @@ void spy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *spy_env_get(char **env, const char *name);
 /* Read and validate the environment; each bad value is one line on stderr and the default. */
 void spy_env_load(struct spy_config *cfg, char **env);
+/* Who ran a program that has rights its user has not (setuid, setgid, file capabilities: the kernel's
+ * AT_SECURE); the profile is written with that user's rights (secure.c). */
+struct spy_caller {
+	int secure;
+	uid_t uid;
+	gid_t gid;
+};
+extern struct spy_caller spy_caller;
+/* The environment the runtime may read: env, or, when secure (AT_SECURE), none at all (as glibc's
+ * gmon ignores GMON_OUT_PREFIX then), which one stderr line says when a SPYRT_ variable was there;
+ * secure also fills spy_caller. */
+char **spy_env_trusted(char **env, int secure);
+
+/* ---- secure.c ---- */
+
+/* The writing thread's rights, kept while it has its caller's. */
+struct spy_rights {
+	int on;
+	uid_t fsuid;
+	gid_t fsgid;
+	uint32_t caps[6]; /* capget's two struct __user_cap_data_struct */
+};
+/* When spy_caller.secure: this thread's file system ids become the caller's and its effective
+ * capabilities none, until spy_as_self(r). 0, or -1 with errno (nothing changed). */
+int spy_as_caller(struct spy_rights *r);
+void spy_as_self(const struct spy_rights *r);
 /* SPYRT_OUT with %p expanded; forked children get ".PID" unless %p is there. */
 int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked);
 

@@ -705,19 +705,32 @@ static void report_losses(const struct gmon_profile *p)
  * The file, with SIGXFSZ blocked on this thread (the kernel sends it to the writing thread): past a
  * file-size limit the write fails with EFBIG, one line and no file left, instead of killing the
  * program. A SIGXFSZ this write raised is taken off again; one the program already had stays.
+ * A setuid program's is written with its caller's rights (secure.c), with every signal blocked
+ * meanwhile, so that no handler of the program runs with those rights.
  */
 static int write_quietly(const char *path, const void *buf, size_t len, unsigned flags, char *err,
 			 size_t errsz)
 {
-	sigset_t xfsz, old, pending;
+	sigset_t xfsz, block, old, pending;
+	struct spy_rights rights;
 	int had = 0, rc;
 
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	block = xfsz;
+	if (spy_caller.secure)
+		sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	if (!sigpending(&pending))
 		had = sigismember(&pending, SIGXFSZ);
-	rc = gmon_write_file(path, buf, len, flags, err, errsz);
+	if (spy_as_caller(&rights)) {
+		snprintf(err, errsz, "cannot take the rights of uid %u to write it: %s",
+			 (unsigned)spy_caller.uid, strerror(errno));
+		rc = -1;
+	} else {
+		rc = gmon_write_file(path, buf, len, flags, err, errsz);
+		spy_as_self(&rights);
+	}
 	if (!had && !sigpending(&pending) && sigismember(&pending, SIGXFSZ)) {
 		struct timespec zero = { 0, 0 };
 
