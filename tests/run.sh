@@ -122,6 +122,7 @@ for t in "${tests[@]}"; do
 	rm -rf "$work" && mkdir -p "$work"
 
 	status=0
+	secs=0
 	if [[ ! -f $t ]]; then
 		echo "no such test (not built?): $t" >"$log.err"
 		: >"$log.tap"
@@ -133,8 +134,10 @@ for t in "${tests[@]}"; do
 			cmd=("$t")
 		fi
 		# (the outer 2>/dev/null silences bash's own "Segmentation fault" line; the reason is reported below)
+		t0=$SECONDS
 		{ (cd "$work" && exec timeout -k 10 "$timeout" "${cmd[@]}") >"$log.tap" 2>"$log.err" </dev/null; } 2>/dev/null
 		status=$?
+		secs=$((SECONDS - t0))
 	fi
 
 	read -r p f n plan skipall bail < <(count_tap "$log.tap")
@@ -165,16 +168,16 @@ for t in "${tests[@]}"; do
 
 	if ((f)); then
 		bad_files+=("$name")
-		printf 'FAIL %-50s %d/%d ok%s\n' "$name" "$p" $((p + f)) "${why:+ ($why)}"
+		printf 'FAIL %-50s %d/%d ok%s %ds\n' "$name" "$p" $((p + f)) "${why:+ ($why)}" "$secs"
 		show_failures "$log.tap"
 		if [[ -s $log.err ]]; then
 			echo "    stderr (last lines of $log.err):"
 			tail -n 15 "$log.err" | sed 's/^/    | /'
 		fi
 	elif ((skipall && n == 0)); then
-		printf 'skip %-50s %s\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')"
+		printf 'skip %-50s %s %ds\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')" "$secs"
 	else
-		printf 'ok   %-50s %d/%d ok\n' "$name" "$p" "$n"
+		printf 'ok   %-50s %d/%d ok %ds\n' "$name" "$p" "$n" "$secs"
 	fi
 	if ((verbose)); then
 		sed 's/^/    /' "$log.tap"

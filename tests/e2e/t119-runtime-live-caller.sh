@@ -65,6 +65,7 @@ check "mode arcs: the callback's samples are its caller's, not a returned siblin
 selfcheck_catches() {
 	cat >"$T/recaller.c" <<'EOC'
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gmon-format.h"
 /* argv[1] -> argv[2], arcs from caller to seven recorded as from sib */
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
 	if (!sib || !caller || gmon_encode(&p, 1, &buf, &len) || !(f = fopen(argv[2], "wb")))
 		return 3;
 	fwrite(buf, 1, len, f);
+	free(buf);
+	gmon_profile_release(&p);
 	return fclose(f) != 0;
 }
 EOC
