@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "esc.h"
 #include "out.h"
 
 /* The weight of everything, the 100 %: all self time, or, without times, all entries. */
@@ -35,14 +36,10 @@ static void dot_colour(char buf[8], double w)
 		 (int)((b + m) * 255 + 0.5));
 }
 
-/* s as the inside of a dot string: quotes and backslashes escaped. */
+/* s as the inside of a dot string (esc.h's ESC_DOT). */
 static void dot_str(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
+	esc_put(out, s, ESC_DOT);
 }
 
 int out_dot(FILE *out, struct prof *p, const struct out_opts *o)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "esc.h"
 #include "out.h"
 #include "profile.pb-c.h"
 #include "samples.h"
@@ -62,8 +63,11 @@ struct pp {
 	const char *vtype[NVAL_MAX], *vunit[NVAL_MAX];
 };
 
+/* Strings go in as esc.h's text form: profile.proto's strings must be UTF-8 for pprof's tools, and
+ * they show them on a terminal. */
 static void str_use(struct pp *x, const char *s)
 {
+	s = esc_text(s);
 	if (!s || !s[0])
 		return;
 	GROW(x->strs, x->nstrs, x->strs_alloc);
@@ -78,6 +82,7 @@ static int str_cmp(const void *a, const void *b)
 /* The index of s in the string table: [0] is "", then x->strs. */
 static int64_t str_id(const struct pp *x, const char *s)
 {
+	s = esc_text(s);
 	if (!s || !s[0])
 		return 0;
 	const char **at = bsearch(&s, x->strs, x->nstrs, sizeof(*x->strs), str_cmp);
@@ -478,7 +483,7 @@ int out_pprof(FILE *f, struct prof *p, const struct out_opts *o)
 	perftools__profiles__profile__pack(&pr, buf);
 	int rc = write_gzip(f, buf, len);
 	if (rc < 0)
-		fprintf(stderr, "spinprof: %s: cannot compress the pprof profile\n", o->what);
+		esc_msg("spinprof: %s: cannot compress the pprof profile\n", o->what);
 
 	free(buf);
 	free(ss);
