@@ -20,7 +20,7 @@ struct cg_ids {
 
 static uint64_t cg_cost(double v)
 {
-	return v > 0 ? (uint64_t)(v + 0.5) : 0; /* costs are integers */
+	return prof_u64(v + 0.5); /* costs are integers */
 }
 
 static const char *cg_file(const struct prof_func *f)

@@ -120,7 +120,7 @@ static void df_header(const struct df_run *run, char val[DF_NHDR][128])
 		df_val(val[2], cmd);
 		free(cmd);
 		snprintf(val[3], 128, "%" PRIu32, h->pid);
-		snprintf(val[4], 128, "%.6f s", p->duration_s);
+		snprintf(val[4], 128, p->duration_bad ? "unknown" : "%.6f s", p->duration_s);
 	}
 	if (out_has_times(p))
 		snprintf(val[5], 128, "%.6f s (%.0f %s)", all / p->hz, all, out_unit(p));

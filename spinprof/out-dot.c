@@ -25,6 +25,7 @@ static double dot_all(const struct prof *p, int timed)
  * cold, as gprof2dot's temperature map. */
 static void dot_colour(char buf[8], double w)
 {
+	w = w > 0 ? (w < 1 ? w : 1) : 0; /* NaN too */
 	double h = (1 - w) * 240 / 60, s = 0.85, v = 0.55 + 0.4 * w;
 	int hi = (int)h;
 	double c = v * s, x = c * (1 - fabs(h - 2 * (hi / 2) - 1)), m = v - c, r, g, b;

@@ -101,7 +101,7 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!m->sampled)
-			fo->stacks[i].w = fo->stacks[i].w > 0 ? (double)(uint64_t)(fo->stacks[i].w + 0.5) : 0;
+			fo->stacks[i].w = (double)prof_u64(fo->stacks[i].w + 0.5);
 		if (fo->stacks[i].w > 0) {
 			fo->total += fo->stacks[i].w;
 			fo->stacks[kept++] = fo->stacks[i];

@@ -210,8 +210,8 @@ static void from_arcs(struct pp *x)
 		s->v[0] = (int64_t)a->count;
 		if (p->measured) {
 			double w = a->m_self * in[a->child];
-			s->v[1] = (int64_t)(w + 0.5);
-			s->v[2] = (int64_t)(w * ns + 0.5);
+			s->v[1] = prof_i64(w + 0.5);
+			s->v[2] = prof_i64(w * ns + 0.5);
 			rest[a->child] -= w;
 		}
 	}
@@ -219,13 +219,13 @@ static void from_arcs(struct pp *x)
 		const struct prof_func *f = &p->items[i];
 		uint64_t calls = p->no_arcs ? f->count : f->spont;
 		double w = rest[i] > 0 ? rest[i] : 0;
-		if (calls || (int64_t)(w + 0.5)) {
+		if (calls || prof_i64(w + 0.5)) {
 			size_t loc0 = x->nlocs;
 			add_loc(x, 0, (uint32_t)i, f->line);
 			struct pp_sample *s = add_sample(x, loc0);
 			s->v[0] = (int64_t)calls;
-			s->v[1] = (int64_t)(w + 0.5);
-			s->v[2] = (int64_t)(w * ns + 0.5);
+			s->v[1] = prof_i64(w + 0.5);
+			s->v[2] = prof_i64(w * ns + 0.5);
 		}
 	}
 	free(rest);
@@ -363,11 +363,11 @@ int out_pprof(FILE *f, struct prof *p, const struct out_opts *o)
 		period.type = vt[1].type;
 		period.unit = vt[1].unit;
 		pr.period_type = &period;
-		pr.period = (int64_t)(1e9 / (double)g->sampling->hz);
+		pr.period = prof_i64(1e9 / (double)g->sampling->hz);
 	}
 	if (p->kind == PROF_SPY) {
 		pr.time_nanos = (int64_t)g->hdr.start_ns;
-		pr.duration_nanos = (int64_t)(p->duration_s * 1e9);
+		pr.duration_nanos = prof_i64(p->duration_s * 1e9);
 	}
 	int64_t comment = str_id(&x, tool);
 	pr.n_comment = 1;

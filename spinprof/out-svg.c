@@ -80,7 +80,7 @@ static void colour(FILE *f, const struct fold *fo, const struct box *b)
  * characters of its text form (esc.h), which is what XML shows of it. */
 static void label(FILE *f, const char *name, double w)
 {
-	size_t fit = (size_t)(w / SVG_CHAR_W), len = strlen(name);
+	size_t fit = (size_t)prof_u64(w / SVG_CHAR_W), len = strlen(name);
 	if (fit < 3)
 		return;
 	if (esc_text_fit(name, fit) == len) {

@@ -141,6 +141,15 @@ static void print_signal(FILE *f, const struct prof *p)
 	      f);
 }
 
+void print_duration(FILE *f, const struct prof *p)
+{
+	if (p->duration_bad)
+		fputs("duration: unknown: a profile's end time precedes its start (its times are inconsistent)\n",
+		      f);
+	else
+		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -150,7 +159,7 @@ void print_header(FILE *f, const struct prof *p)
 	for (uint32_t i = 0; i < h->argc; i++)
 		fprintf(f, " %s", esc_text(h->argv[i]));
 	fputc('\n', f);
-	fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+	print_duration(f, p);
 	fprintf(f, "mode: %s", gmon_mode_name(h->mode));
 	if (h->tsc_hz)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,

@@ -74,7 +74,7 @@ static void header(const struct out *u)
 		fprintf(f,
 			"unit: one cycle (time stamps at %.0f Hz), hooks' cost taken off; total %.0f cycles\n",
 			p->hz, m->grand);
-		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+		print_duration(f, p);
 	} else {
 		const char *wn = gmon_watch_name(s->watch);
 		fprintf(f, "watching: %s", wn);
@@ -95,7 +95,7 @@ static void header(const struct out *u)
 			fputs("warning: the event source could not be set up\n", f);
 		if (s->flags & GMON_SAMP_THREADS_CUT)
 			fputs("warning: some threads could not be sampled\n", f);
-		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+		print_duration(f, p);
 		fprintf(f, "samples: %llu taken, %.1f per second; %.0f %s in all\n",
 			(unsigned long long)s->taken,
 			p->duration_s > 0 ? (double)s->taken / p->duration_s : 0.0, m->all, m->unit);

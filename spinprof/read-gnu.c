@@ -233,8 +233,8 @@ static void assign_samples(struct prof *p, const struct gnu_data *g, const struc
 		double count = h->samples[i];
 		if (count == 0)
 			continue;
-		uint64_t bin_lo = lowpc + (uint64_t)(g->scale * i);
-		uint64_t bin_hi = lowpc + (uint64_t)(g->scale * (i + 1));
+		uint64_t bin_lo = lowpc + prof_u64(g->scale * i);
+		uint64_t bin_hi = lowpc + prof_u64(g->scale * (i + 1));
 		p->total_time += count;
 		for (j = j - 1; j < p->nsyms; ++j) {
 			uint64_t sym_lo = p->items[j].addr / GNU_UNIT;

@@ -965,6 +965,12 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		}
 		if (o->file_info)
 			spy_file_info(paths[i], &q);
+		if (q.hdr.end_ns < q.hdr.start_ns) {
+			/* written so, or damaged: no duration (else it wraps to 584 years), and the report
+			 * says so */
+			q.hdr.end_ns = q.hdr.start_ns;
+			p->duration_bad = 1;
+		}
 		if (q.sampling && !p->spy.sampling)
 			sampled = i;
 		if (i == 0) {
