@@ -2,8 +2,9 @@
 /* The escaping of strings for each output's syntax (common/esc.c): ordinary names come out unchanged;
  * controls, backslashes, C1 controls, U+FFFE/U+FFFF and every kind of broken UTF-8 (overlong, surrogate,
  * past U+10FFFF, cut short, a lone continuation byte) as \xNN; each syntax's own characters; esc_text's
- * copies; esc_msg on stderr. Then random byte strings: the text form is printable UTF-8, reads back to
- * the string, and each syntax's output holds none of what that syntax must not carry raw. */
+ * copies; the columns' cuts (esc_text_fit, esc_cut); esc_msg on stderr, one line. Then random byte
+ * strings: the text form is printable UTF-8, reads back to the string, and each syntax's output holds
+ * none of what that syntax must not carry raw. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,7 +152,7 @@ static void test_fit(void **state)
 	assert_int_equal(esc_cut("abcdef", 4), 4);
 	assert_int_equal(esc_cut("ab\\x1bcd", 4), 2); /* not inside \x1b */
 	assert_int_equal(esc_cut("ab\\x1bcd", 6), 6);
-	assert_int_equal(esc_cut("a日本", 5), 4);      /* not inside 本 */
+	assert_int_equal(esc_cut("a日本", 5), 4); /* not inside 本 */
 	assert_int_equal(esc_cut("a日本", 7), 7);
 	assert_int_equal(esc_cut("", 7), 0);
 }
