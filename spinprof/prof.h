@@ -155,7 +155,8 @@ struct prof {
 	/* spy: the summed profile and what the header shows */
 	struct gmon_profile spy;
 	int nprofiles;
-	double duration_s;
+	double duration_s; /* the run's (the runs' summed): 0 when a file's end precedes its start */
+	int duration_bad;  /* some file's end_ns precedes its start_ns: its duration unknown */
 	/* spy: the self-check of callers: arcs whose call site the binary places in an instrumented
 	 * function (checked), and of those, arcs whose recorded caller is another function (bad: the
 	 * runtime took a frame that had returned for the caller); the first bad one, as text */
@@ -204,6 +205,22 @@ void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
  * 8 bytes of a string as strcmp orders them. */
 uint64_t prof_key_up(double v);
 uint64_t prof_key_str(const char *s);
+/* A double made from the file's numbers (sums, products, quotients: of any size, NaN after 0/0) as
+ * an integer, truncated as a cast truncates, clamped to the type's range, NaN as 0: a conversion out
+ * of range is undefined in C (UBSan's float-cast-overflow). */
+static inline uint64_t prof_u64(double v)
+{
+	return !(v > 0) ? 0 : v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+}
+
+static inline int64_t prof_i64(double v)
+{
+	return v != v                      ? 0 :
+	       v >= 9223372036854775808.0  ? INT64_MAX :
+	       v <= -9223372036854775808.0 ? INT64_MIN :
+					     (int64_t)v;
+}
+
 /* The function whose [addr, end) holds pc, or PROF_NONE. */
 uint32_t prof_lookup(const struct prof *p, uint64_t pc);
 
@@ -251,6 +268,8 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+/* Its "duration:" line (the Spy report's too). */
+void print_duration(FILE *f, const struct prof *p);
 
 /* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
  * function with outermost calls, by total time), each a line of statistics and a SystemTap

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "read.h"
 #include "spy-abi.h"
 #include "symtab.h"
@@ -469,8 +470,7 @@ static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *
 		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
 			/* a path the profile names may be anything now: a FIFO or a device is not read */
 			struct stat st;
-			fprintf(stderr,
-				"spinprof: warning: %s: %s; using the names recorded in the profile\n",
+			esc_msg("spinprof: warning: %s: %s; using the names recorded in the profile\n",
 				m->path,
 				stat(m->path, &st) || access(m->path, R_OK) ? "binary missing" :
 				!S_ISREG(st.st_mode)                        ? "not a regular file" :
@@ -1009,7 +1009,7 @@ static void spy_file_info(const char *path, const struct gmon_profile *q)
 		nfuncs += q->funcsets[i].nr;
 	for (uint32_t i = 0; i < q->nthreads; i++)
 		narcs += q->threads[i].narcs;
-	printf("File `%s' (spy, mode %s) contains:\n", path, gmon_mode_name(q->hdr.mode));
+	printf("File `%s' (spy, mode %s) contains:\n", esc_text(path), gmon_mode_name(q->hdr.mode));
 	printf("\t%u module%s\n", q->nmodules, q->nmodules == 1 ? "" : "s");
 	printf("\t%" PRIu64 " function%s\n", nfuncs, nfuncs == 1 ? "" : "s");
 	printf("\t%u thread%s\n", q->nthreads, q->nthreads == 1 ? "" : "s");
@@ -1029,11 +1029,11 @@ static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *pa
 		int rc = symtab_load_build_id(&t, prog);
 		if (rc == 0 && m->build_id_len &&
 		    (t.build_id_len != m->build_id_len || memcmp(t.build_id, m->build_id, m->build_id_len))) {
-			fprintf(stderr, "spinprof: %s: not the program that wrote %s (build-id differs)\n",
-				prog, path);
+			esc_msg("spinprof: %s: not the program that wrote %s (build-id differs)\n", prog,
+				path);
 			rc = -1;
 		} else if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: cannot read its build-id\n", prog);
+			esc_msg("spinprof: %s: cannot read its build-id\n", prog);
 		} else {
 			free(m->path);
 			m->path = xstrdup(prog);
@@ -1041,7 +1041,7 @@ static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *pa
 		symtab_release(&t);
 		return rc;
 	}
-	fprintf(stderr, "spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
+	esc_msg("spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
 	return -1;
 }
 
@@ -1056,8 +1056,7 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		if (fd >= 0 && pread(fd, magic, 8, 0) == 8 && memcmp(magic, "gmon", 4) == 0 &&
 		    (magic[4] | magic[5] << 8 | magic[6] << 16) == 1 && magic[7] == 0) {
 			close(fd);
-			fprintf(stderr, "spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n",
-				paths[i]);
+			esc_msg("spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n", paths[i]);
 			return -1;
 		}
 		/* read record by record: a file that is no profile costs its header, not its size */
@@ -1067,27 +1066,32 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			close(fd);
 		}
 		if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			esc_msg("spinprof: %s: %s\n", paths[i], err);
 			return -1;
 		}
 		if (o->file_info)
 			spy_file_info(paths[i], &q);
+		if (q.hdr.end_ns < q.hdr.start_ns) {
+			/* written so, or damaged: no duration (else it wraps to 584 years), and the report
+			 * says so */
+			q.hdr.end_ns = q.hdr.start_ns;
+			p->duration_bad = 1;
+		}
 		if (q.sampling && !p->spy.sampling)
 			sampled = i;
 		if (i == 0) {
 			p->spy = q;
 		} else if (q.hdr.mode != p->spy.hdr.mode) {
 			/* a time profile's cycles and an arcs profile's counts cannot make one call graph */
-			fprintf(stderr, "spinprof: %s: recorded in mode %s, %s in mode %s: cannot sum\n",
-				paths[i], gmon_mode_name(q.hdr.mode), paths[0],
-				gmon_mode_name(p->spy.hdr.mode));
+			esc_msg("spinprof: %s: recorded in mode %s, %s in mode %s: cannot sum\n", paths[i],
+				gmon_mode_name(q.hdr.mode), paths[0], gmon_mode_name(p->spy.hdr.mode));
 			gmon_profile_release(&q);
 			return -1;
 		} else if (q.sampling && p->spy.sampling && !same_watch(q.sampling, p->spy.sampling)) {
 			char w[256], v[256];
 			watch_desc(w, sizeof(w), q.sampling);
 			watch_desc(v, sizeof(v), p->spy.sampling);
-			fprintf(stderr, "spinprof: %s: watches %s, %s watches %s: cannot sum\n", paths[i], w,
+			esc_msg("spinprof: %s: watches %s, %s watches %s: cannot sum\n", paths[i], w,
 				paths[sampled], v);
 			gmon_profile_release(&q);
 			return -1;
@@ -1095,7 +1099,6 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			spy_merge(&p->spy, &q);
 			gmon_profile_release(&q);
 		}
-		p->duration_s += 0; /* computed below from the summed header */
 	}
 	if (o->prog && spy_use_prog(&p->spy, o->prog, paths[0]) < 0)
 		return -1;
@@ -1122,14 +1125,14 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		uint8_t *out;
 		size_t len;
 		if (gmon_encode(&p->spy, 6, &out, &len) < 0) {
-			fprintf(stderr, "spinprof: %s: out of memory\n", o->sum_path);
+			esc_msg("spinprof: %s: out of memory\n", o->sum_path);
 			return -1;
 		}
 		/* gmon.sum, a fixed name: whatever is there is replaced, never written into (flags 0) */
 		int rc = gmon_write_file(o->sum_path, out, len, 0, err, sizeof(err));
 		free(out);
 		if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", o->sum_path, err);
+			esc_msg("spinprof: %s: %s\n", o->sum_path, err);
 			return -1;
 		}
 	}

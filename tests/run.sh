@@ -39,7 +39,9 @@ case $build in /*) ;; *) build=$SPY_SRC/$build ;; esac
 mkdir -p "$build/tests/log" "$build/tests/work"
 SPY_BUILD=$(cd "$build" && pwd)
 SPY_SAN=${SAN-}
-SPY_SAN_FLAGS=${SPY_SAN:+-fsanitize=$SPY_SAN -fno-omit-frame-pointer}
+# GCC's undefined leaves out float-cast-overflow: added, as the GNUmakefile adds it
+case ,$SPY_SAN, in *,undefined,*) SPY_SAN_FLAGS="-fsanitize=$SPY_SAN,float-cast-overflow -fno-omit-frame-pointer" ;;
+*) SPY_SAN_FLAGS=${SPY_SAN:+-fsanitize=$SPY_SAN -fno-omit-frame-pointer} ;; esac
 export SPY_SRC SPY_BUILD SPY_SAN SPY_SAN_FLAGS
 export SPY_PLUGIN=$SPY_BUILD/spyinstr.so SPY_TRACE_DIR=$SPY_BUILD/tests
 export CC=${CC:-gcc} CXX=${CXX:-g++}
