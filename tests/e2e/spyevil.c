@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 			swap(&p.nodesets[n].nodes[i].name, 1000 + i);
 			swap(&p.nodesets[n].nodes[i].file, 2000 + i);
 		}
-	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
+	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, GMON_WRITE_NAMED, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spyevil: %s: %s\n", argv[2], err);
 		return 1;
 	}

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 
 	if (argc != 3 || gmon_read_file(argv[1], &p, err, sizeof(err)) ||
 	    (p.hdr.end_ns = p.hdr.start_ns - 1000000000ull, gmon_encode(&p, 0, &buf, &len) < 0) ||
-	    gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
+	    gmon_write_file(argv[2], buf, len, GMON_WRITE_NAMED, err, sizeof(err)) < 0) {
 		fprintf(stderr, "backwards: %s\n", err);
 		return 1;
 	}
