@@ -396,6 +396,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
 						 uint64_t sp)
 {
+	SPY_KEEP_ERRNO;
 	uint32_t n;
 
 	if (t == &spy_unattached)
@@ -432,7 +433,7 @@ out:
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
@@ -670,6 +671,7 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t lo,
 						uint64_t now)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_frame *top;
 	int recording = 1;
 
@@ -703,7 +705,7 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
@@ -766,6 +768,7 @@ static inline void tail_mark(struct spy_frame *f, uint64_t callee, uint64_t site
 static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t self, uint64_t callee,
 						uint64_t slot, uint64_t site)
 {
+	SPY_KEEP_ERRNO;
 	int recording = 1;
 	uint32_t n;
 
@@ -795,7 +798,7 @@ out:
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /*
@@ -847,6 +850,7 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
  */
 SPY_EXPORT void __spy_catch(void)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_thread *t = spy_tls_thread;
 	uint64_t sp = caller_sp(), now;
 
@@ -865,7 +869,7 @@ SPY_EXPORT void __spy_catch(void)
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */

@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,6 +36,19 @@
  * plain ones on x86-64, that say to the compiler and to ThreadSanitizer that the race is meant. */
 #define SPY_SET(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELAXED)
 #define SPY_GET(lv) __atomic_load_n(&(lv), __ATOMIC_RELAXED)
+/*
+ * The program's errno, kept across the runtime's own work: first in a function the program's code
+ * enters (a hook's slow path, a call of spy.h, a handler, a fork or thread-exit handler), it puts
+ * errno back as the function found it, whichever way the function returns. A failed mmap, open or
+ * perf_event_open of the runtime's is never the program's (gnulib's test-free checks that free()
+ * keeps errno, say).
+ */
+static inline void spy_errno_put(const int *e)
+{
+	errno = *e;
+}
+#define SPY_KEEP_ERRNO int spy_errno_kept_ __attribute__((cleanup(spy_errno_put))) = errno
+#define SPY_ERRNO_KEPT spy_errno_kept_ /* the value SPY_KEEP_ERRNO found */
 
 #define SPY_VERSION "spy 0.1"
 
@@ -824,7 +838,8 @@ int spy_sig_nest_wraps(int sig); /* a signal whose handlers the runtime wraps */
 int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *old);
 /* Signals of this thread that landed in a slow path: blocked until it is done (bit per signal). */
 extern SPY_TLS uint64_t spy_nest_deferred;
-void spy_sig_nest_release(void);
+/* errno: the program's, which a handler delivered here finds, and which is left */
+void spy_sig_nest_release(int errno_program);
 
 /* ---- time ---- */
 

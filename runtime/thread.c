@@ -101,6 +101,7 @@ static uint64_t threads_made;
 
 static struct spy_thread *thread_make(void)
 {
+	SPY_KEEP_ERRNO; /* from a count, a hook, a malloc, a signal */
 	struct spy_thread *t;
 	int reused;
 
@@ -190,6 +191,7 @@ static int setup_tables(struct spy_thread *t)
 
 struct spy_thread *spy_thread_attach(void)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_thread *t;
 
 	/* too early: not recorded, and the thread stays unattached, so its next hook tries again */
@@ -446,6 +448,7 @@ static void thread_retire(struct spy_thread *t)
 
 static void thread_dtor(void *p)
 {
+	SPY_KEEP_ERRNO; /* the program's own destructors run after this one */
 	struct spy_thread *t = p;
 
 	/* come back in the last round, after other keys' destructors (which may call

@@ -711,15 +711,22 @@ static int write_quietly(const char *path, const void *buf, size_t len, char *er
 
 static int write_profile(const char *path, int final);
 
+/* The program's errno when this thread's write began: what a handler of the program's that landed in
+ * the write finds when it runs (spy_sig_nest_release). */
+static SPY_TLS int write_errno;
+
 int spy_write(const char *path, int final)
 {
-	int rc;
+	SPY_KEEP_ERRNO;
+	int rc, outer_errno = write_errno;
 
+	write_errno = SPY_ERRNO_KEPT;
 	spy_in_write++;
 	spy_sig_write_begin();
 	rc = write_profile(path, final);
 	spy_in_write--;
 	spy_sig_write_end();
+	write_errno = outer_errno;
 	return rc;
 }
 
@@ -790,7 +797,7 @@ static int write_profile(const char *path, int final)
 	if (real)
 		SPY_SET(me->busy, busy);
 	if (!busy && unlikely(spy_nest_deferred)) /* a handler that landed in the write (sig-nest.c) */
-		spy_sig_nest_release();
+		spy_sig_nest_release(write_errno);
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
