@@ -131,6 +131,7 @@ static void atfork_child(void)
 	spy_first_error[0] = 0;
 	spy_first_error_said = 0;
 	fini_done = 0;
+	spy_stacks_atfork_child();
 	pthread_mutex_unlock(&spy_lock);
 }
 

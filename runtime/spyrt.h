@@ -814,6 +814,14 @@ int spy_write(const char *path, int final);
 void spy_write_final(void);
 int spy_final_written(void);
 
+/* ---- stacks.c: stacks of the runtime's own ---- */
+
+#define SPY_WRITER_STACK (256u << 10) /* the writer's: about 13 KiB used (t171) */
+/* fn(arg) on the writer's stack, in the calling thread (its TLS is the writer's); where it is called
+ * when no stack could be mapped, or on a machine without the switch (not x86-64 or aarch64). */
+void spy_on_stack(void (*fn)(void *), void *arg);
+void spy_stacks_atfork_child(void);
+
 /* ---- signals.c: the profile of a run ended by a signal ---- */
 
 extern SPY_TLS int spy_in_write; /* this thread is in spy_write: a signal here cannot write */

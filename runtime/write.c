@@ -15,17 +15,32 @@
 
 _Static_assert(SPY_HIST_BUCKETS == GMON_HIST_BUCKETS, "histogram sizes differ");
 
-/* argv from /proc/self/cmdline (NUL-separated). */
+/* argv from /proc/self/cmdline (NUL-separated), its first 64 KiB, read into the heap: no buffer of
+ * that size on the stack, whichever stack the writer runs on. */
 static void read_cmdline(struct gmon_header *h)
 {
-	char buf[65536];
+	const size_t max = 65536;
+	size_t cap = 4096;
 	ssize_t n = 0, r;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	char *buf = malloc(cap), *more;
+	int fd = buf ? open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC) : -1;
 
-	if (fd < 0)
+	if (fd < 0) {
+		free(buf);
 		return;
-	while (n < (ssize_t)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+	}
+	for (;;) {
+		if ((size_t)n == cap - 1) {
+			if (cap == max || !(more = realloc(buf, cap * 2)))
+				break;
+			buf = more;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - 1 - (size_t)n);
+		if (r <= 0)
+			break;
 		n += r;
+	}
 	close(fd);
 	buf[n] = 0;
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
@@ -33,6 +48,7 @@ static void read_cmdline(struct gmon_header *h)
 	h->argv = calloc(h->argc ? h->argc : 1, sizeof(char *));
 	if (!h->argv) {
 		h->argc = 0;
+		free(buf);
 		return;
 	}
 	for (ssize_t i = 0, k = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
@@ -40,6 +56,7 @@ static void read_cmdline(struct gmon_header *h)
 	for (uint32_t i = 0; i < h->argc; i++)
 		if (!h->argv[i])
 			h->argv[i] = calloc(1, 1);
+	free(buf);
 }
 
 static void thread_name(struct spy_thread *t, char *buf, size_t sz)
@@ -715,19 +732,34 @@ static int write_profile(const char *path, int final);
  * the write finds when it runs (spy_sig_nest_release). */
 static SPY_TLS int write_errno;
 
+struct write_call {
+	const char *path;
+	int final, rc;
+};
+
+static void write_on_stack(void *arg)
+{
+	struct write_call *w = arg;
+
+	w->rc = write_profile(w->path, w->final);
+}
+
+/* The write runs on the runtime's own stack (stacks.c): exit() may be called from a thread's small
+ * stack or a handler's alternate signal stack. */
 int spy_write(const char *path, int final)
 {
 	SPY_KEEP_ERRNO;
-	int rc, outer_errno = write_errno;
+	struct write_call w = { path, final, -1 };
+	int outer_errno = write_errno;
 
 	write_errno = SPY_ERRNO_KEPT;
 	spy_in_write++;
 	spy_sig_write_begin();
-	rc = write_profile(path, final);
+	spy_on_stack(write_on_stack, &w);
 	spy_in_write--;
 	spy_sig_write_end();
 	write_errno = outer_errno;
-	return rc;
+	return w.rc;
 }
 
 static int write_profile(const char *path, int final)
