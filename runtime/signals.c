@@ -276,13 +276,20 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	act_default(sig, si);
 }
 
+int spy_sig_crash_ours(void)
+{
+	return __atomic_load_n(&ours[SIGSEGV], __ATOMIC_ACQUIRE);
+}
+
 static void install(int sig)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* a crash on the thread's alternate signal stack where it has one (stacks.c): a stack overflow's
+	 * SIGSEGV cannot be delivered on the stack that overflowed */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (is_crash(sig) ? SA_ONSTACK : 0);
 	sigemptyset(&sa.sa_mask);
 	/* a termination signal during the write waits for it */
 	for (size_t i = 0; i < sizeof(term_sigs) / sizeof(*term_sigs); i++)

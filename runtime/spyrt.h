@@ -817,9 +817,15 @@ int spy_final_written(void);
 /* ---- stacks.c: stacks of the runtime's own ---- */
 
 #define SPY_WRITER_STACK (256u << 10) /* the writer's: about 13 KiB used (t171) */
+#define SPY_ALT_STACK (64u << 10)     /* a thread's alternate signal stack, for the crash handlers */
 /* fn(arg) on the writer's stack, in the calling thread (its TLS is the writer's); where it is called
  * when no stack could be mapped, or on a machine without the switch (not x86-64 or aarch64). */
 void spy_on_stack(void (*fn)(void *), void *arg);
+/* The calling thread's alternate signal stack, the runtime's, while its crash handlers are installed
+ * and the thread has none of its own (thread.c, when the thread's record is made); taken back when
+ * the thread retires, unless the program replaced it. */
+void spy_altstack_thread(void);
+void spy_altstack_thread_end(void);
 void spy_stacks_atfork_child(void);
 
 /* ---- signals.c: the profile of a run ended by a signal ---- */
@@ -832,6 +838,8 @@ extern int spy_end_crash;        /* a crash: the profile is what could be read *
 void spy_sig_init(void);
 /* A signal the runtime writes the profile at: SIGINT, SIGTERM, SIGHUP, SIGQUIT and the crashes. */
 int spy_sig_watched(int sig);
+/* The runtime's handler takes SIGSEGV (the program left it the default action). */
+int spy_sig_crash_ours(void);
 /* sigaction() for such a signal (sample-sig.c): the program's view, SIG_DFL being the runtime's. */
 int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
 /* Around every write (spy_write): a termination signal meanwhile acts once it is done. */

@@ -1,9 +1,12 @@
 /* Stacks of the runtime's own. The profile is written on a stack of its own (spy_on_stack): exit() may
  * be called wherever the program runs, on a thread of 16 KiB or in a handler on a small alternate signal
  * stack, and the writer needs tens of KiB; the switch stays in the calling thread, whose TLS the writer
- * reads. It has a guard page below it. */
+ * reads. And a thread that has no alternate signal stack gets one of the runtime's while the runtime's
+ * crash handlers are installed (SA_ONSTACK), so that a stack overflow's SIGSEGV still writes the
+ * profile, as AddressSanitizer does for its own handler. Each stack has a guard page below it. */
 #include "spyrt.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -188,6 +191,51 @@ void spy_on_stack(void (*fn)(void *), void *arg)
 
 		stack_unmap(base, SPY_WRITER_STACK);
 	}
+}
+
+/* ---- the crash handlers' alternate signal stack ---- */
+
+static SPY_TLS char *alt_base; /* this thread's, while it is the runtime's */
+
+void spy_altstack_thread(void)
+{
+	SPY_KEEP_ERRNO;
+	stack_t cur, ss;
+	char *base;
+
+	if (alt_base || !spy_sig_crash_ours())
+		return;
+	/* the program's own (or one already running): never replaced */
+	if (sigaltstack(NULL, &cur) || !(cur.ss_flags & SS_DISABLE))
+		return;
+	base = stack_map(SPY_ALT_STACK, "spy signal stack");
+	if (!base)
+		return;
+	ss.ss_sp = base;
+	ss.ss_size = SPY_ALT_STACK;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL)) {
+		stack_unmap(base, SPY_ALT_STACK);
+		return;
+	}
+	alt_base = base;
+}
+
+void spy_altstack_thread_end(void)
+{
+	SPY_KEEP_ERRNO;
+	stack_t cur, off = { .ss_flags = SS_DISABLE };
+
+	if (!alt_base)
+		return;
+	if (!sigaltstack(NULL, &cur) && cur.ss_sp == alt_base && !(cur.ss_flags & SS_DISABLE)) {
+		if (cur.ss_flags & SS_ONSTACK) /* a handler runs on it (retired from inside one) */
+			return;
+		if (sigaltstack(&off, NULL))
+			return;
+	}
+	stack_unmap(alt_base, SPY_ALT_STACK);
+	alt_base = NULL;
 }
 
 void spy_stacks_atfork_child(void)

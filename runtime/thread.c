@@ -138,6 +138,8 @@ static struct spy_thread *thread_make(void)
 	tls_rec = t;
 	/* its timer or event, on its own thread */
 	spy_samp_thread_start(t);
+	/* where a stack overflow's SIGSEGV is handled */
+	spy_altstack_thread();
 	/* the key's destructor retires the record when the thread ends */
 	if (spy_key_ok)
 		pthread_setspecific(spy_key, t);
@@ -442,6 +444,7 @@ static void thread_retire(struct spy_thread *t)
 		spy_fold_exited();
 	}
 	pthread_mutex_unlock(&spy_lock);
+	spy_altstack_thread_end();
 	/* counts made by destructors that run after this one land here, not in freed memory */
 	spy_counts_set(spy_graveyard);
 }

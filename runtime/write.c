@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -732,6 +733,51 @@ static int write_profile(const char *path, int final);
  * the write finds when it runs (spy_sig_nest_release). */
 static SPY_TLS int write_errno;
 
+/*
+ * Descriptors the write may need at once beyond the program's (the file, its directory, one of
+ * /proc's, with room to spare): RLIMIT_NOFILE's soft limit is raised by this many for the time of the
+ * write, up to the hard limit, so that a program that has used every descriptor it may (EMFILE) still
+ * gets its profile. Returns 1 when raised (old: the program's limit, set: the write's), 0 when left.
+ */
+#define SPY_WRITE_FDS 16
+
+static int nofile_raise(struct rlimit *old, struct rlimit *set)
+{
+	if (getrlimit(RLIMIT_NOFILE, old) || old->rlim_cur == RLIM_INFINITY || old->rlim_cur >= old->rlim_max)
+		return 0;
+	*set = *old;
+	set->rlim_cur =
+		old->rlim_max - old->rlim_cur > SPY_WRITE_FDS ? old->rlim_cur + SPY_WRITE_FDS : old->rlim_max;
+	return !setrlimit(RLIMIT_NOFILE, set);
+}
+
+/* Back as the program had it, unless it changed it during the write (another thread). */
+static void nofile_restore(const struct rlimit *old, const struct rlimit *set)
+{
+	struct rlimit now;
+
+	if (!getrlimit(RLIMIT_NOFILE, &now) && now.rlim_cur == set->rlim_cur && now.rlim_max == set->rlim_max)
+		setrlimit(RLIMIT_NOFILE, old);
+}
+
+/* Not one descriptor free, and the limit at its hard limit: the write cannot open its file. */
+static int nofile_none(void)
+{
+	struct rlimit l;
+	int fd = open("/", O_PATH | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EMFILE || getrlimit(RLIMIT_NOFILE, &l))
+		return 0;
+	spy_warn(
+		"spy: cannot write profile: no file descriptor left (RLIMIT_NOFILE's hard limit, %llu, in use)",
+		(unsigned long long)l.rlim_max);
+	return 1;
+}
+
 struct write_call {
 	const char *path;
 	int final, rc;
@@ -750,12 +796,17 @@ int spy_write(const char *path, int final)
 {
 	SPY_KEEP_ERRNO;
 	struct write_call w = { path, final, -1 };
-	int outer_errno = write_errno;
+	struct rlimit nofile, raised;
+	int outer_errno = write_errno, more;
 
 	write_errno = SPY_ERRNO_KEPT;
 	spy_in_write++;
 	spy_sig_write_begin();
-	spy_on_stack(write_on_stack, &w);
+	more = nofile_raise(&nofile, &raised);
+	if (more || !nofile_none())
+		spy_on_stack(write_on_stack, &w);
+	if (more)
+		nofile_restore(&nofile, &raised);
 	spy_in_write--;
 	spy_sig_write_end();
 	write_errno = outer_errno;
