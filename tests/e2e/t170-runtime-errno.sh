@@ -8,9 +8,11 @@
 # calls with the address space at RLIMIT_AS, and calls with the mappings at vm.max_map_count (the
 # issue's "errno 12 in the callee"). In each mode, with each kind of sampling, with counters, traces,
 # a start trigger (every hook on the slow path), code built with mode=arcs, and linked statically.
+# And a line of the runtime's on a standard error whose reader is gone ends nothing: the program's
+# status is its own, not SIGPIPE's.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 16
+tap_plan 17
 
 cd "$T" || exit 1
 check "the sample builds (mode time, mode arcs, static)" eval 'rt_cc "$T/e" "$CC" "$SAMPLES/errno.c" -pthread &&
@@ -67,5 +69,41 @@ alloc_fail() {
 	[ $rc -eq 0 ] && ! grep -q '^errno: ' <<<"$out"
 }
 check "mappings at vm.max_map_count: the callee sees 1789, not ENOMEM" alloc_fail
+
+cat >"$T/closed.c" <<'EOC'
+/* closed PROG ARG...: run PROG with its standard error a pipe whose reader is closed; print its wait
+ * status ("exit N" or "signal N") */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int p[2], st;
+	pid_t pid;
+	if (argc < 2 || pipe(p))
+		return 1;
+	close(p[0]);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 2);
+		execv(argv[1], argv + 1);
+		_exit(127);
+	}
+	close(p[1]);
+	if (waitpid(pid, &st, 0) != pid)
+		return 1;
+	printf(WIFSIGNALED(st) ? "signal %d\n" : "exit %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 0;
+}
+EOC
+# the final write fails (no such directory): one line on standard error, at exit
+closed_stderr() {
+	local st
+	$CC -O2 "$T/closed.c" -o "$T/closed" || return 1
+	st=$(SPYRT_OUT=/nonexistent/dir/gmon.out "$T/closed" "$T/e" first)
+	echo "status: $st"
+	[ "$st" = "exit 0" ]
+}
+check "a warning on a standard error whose reader is gone: the program's status, not SIGPIPE" closed_stderr
 
 tap_done
