@@ -17,6 +17,7 @@ pthread_mutex_t spy_lock = PTHREAD_MUTEX_INITIALIZER;
 int spy_ready;
 uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
+int spy_forking;
 uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
@@ -101,6 +102,7 @@ static void atfork_prepare(void)
 {
 	SPY_KEEP_ERRNO;
 
+	SPY_SET(spy_forking, 1);
 	pthread_mutex_lock(&spy_lock);
 }
 
@@ -109,6 +111,7 @@ static void atfork_parent(void)
 	SPY_KEEP_ERRNO;
 
 	pthread_mutex_unlock(&spy_lock);
+	SPY_SET(spy_forking, 0);
 }
 
 /* The child starts empty: its own run, from the fork on, written to its own file. */
@@ -133,6 +136,7 @@ static void atfork_child(void)
 	fini_done = 0;
 	spy_stacks_atfork_child();
 	pthread_mutex_unlock(&spy_lock);
+	SPY_SET(spy_forking, 0);
 }
 
 static void init_once(void)

@@ -304,7 +304,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	int ctr_on = spy_ctr_handler_begin(spy_tls_thread, ctr);
 
 	(void)sig;
-	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped))
+	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped) ||
+	    SPY_GET(spy_forking))
 		goto out;
 	s = &t->samp;
 	if (s->perf_fd >= 0) {

@@ -766,6 +766,10 @@ extern pthread_mutex_t spy_lock; /* registry, thread retirement, writing, contro
 extern int spy_ready;            /* spy_init() has run */
 extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
 extern int spy_forked;
+/* A fork is under way (its handlers): a signal the parent took then, which ThreadSanitizer holds and
+ * delivers in the child before the runtime's child handler, finds the parent's perf rings there
+ * unmapped (VM_DONTCOPY): the sampling handler leaves it. */
+extern int spy_forking;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
 extern uint64_t spy_calib_cpu_ns; /* CPU time of the start-up calibration: not the program's */
 extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
