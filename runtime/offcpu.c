@@ -131,7 +131,8 @@ static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
  * with the middle of the interval stands any error of the conversion up to half the interval.
  * Inclusive time goes to each function's outermost active frame (as the exit hook adds its
  * inclusive time), self time to the innermost. top_end: when the top frame ends (the exit hook's
- * time stamp), so a switch after it is not its own; UINT64_MAX when no frame ends.
+ * time stamp), so a switch after it is not its own, nor that of the tail callers under it that end
+ * with it (t->off.ending frames in all); UINT64_MAX when no frame ends.
  */
 static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uint64_t top_end,
 		   const uint64_t pair[2], double rate)
@@ -154,7 +155,8 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 
 		if (spy_key_lazy(f->sp)) /* mode=arcs code: no time */
 			continue;
-		if (f->entry >= mid || (i + 1 == t->depth && top_end <= mid))
+		if (f->entry >= mid ||
+		    (i + (t->off.ending ? t->off.ending : 1) >= t->depth && top_end <= mid))
 			break;
 		inner = i;
 		s = &t->arcs.fstat[f->func];
