@@ -139,8 +139,11 @@ uint32_t spy_fstat_get(struct spy_arcs *a, uint64_t addr)
 	return i;
 }
 
+/* (from the exit hook's fast path: a failed mprotect's errno is not the program's) */
 struct spy_fstat_inner *spy_fstat_inner_grow(struct spy_arcs *a, uint32_t i)
 {
+	SPY_KEEP_ERRNO;
+
 	if (!a->inner || spy_vm_commit(&a->vm_inner, ((size_t)i + 1) * sizeof(struct spy_fstat_inner))) {
 		SPY_SET(a->dropped_funcs, a->dropped_funcs + 1);
 		return NULL;

@@ -18,6 +18,7 @@ pthread_mutex_t spy_lock = PTHREAD_MUTEX_INITIALIZER;
 int spy_ready;
 uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
+int spy_forking;
 uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
 int64_t spy_hook_tail_in_mcyc, spy_hook_tail_out_mcyc;
@@ -98,19 +99,28 @@ int spy_counts_recorded(uint64_t *out, uint32_t n)
 	return any_excluded || off;
 }
 
+/* The fork handlers, like every entry from the program's code, keep its errno (SPY_KEEP_ERRNO). */
 static void atfork_prepare(void)
 {
+	SPY_KEEP_ERRNO;
+
+	SPY_SET(spy_forking, 1);
 	pthread_mutex_lock(&spy_lock);
 }
 
 static void atfork_parent(void)
 {
+	SPY_KEEP_ERRNO;
+
 	pthread_mutex_unlock(&spy_lock);
+	SPY_SET(spy_forking, 0);
 }
 
 /* The child starts empty: its own run, from the fork on, written to its own file. */
 static void atfork_child(void)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_forked = 1;
 	spy_start_ns = spy_now_ns(CLOCK_REALTIME);
 	spy_tsc_pair(&spy_start_tsc, &spy_start_mono_ns);
@@ -126,11 +136,14 @@ static void atfork_child(void)
 	spy_first_error[0] = 0;
 	spy_first_error_said = 0;
 	fini_done = 0;
+	spy_stacks_atfork_child();
 	pthread_mutex_unlock(&spy_lock);
+	SPY_SET(spy_forking, 0);
 }
 
 static void init_once(void)
 {
+	SPY_KEEP_ERRNO;
 	char **env = spy_env_trusted(environ, getauxval(AT_SECURE) != 0);
 	uint64_t w = 0;
 
@@ -181,6 +194,8 @@ void spy_init(void)
  * clock and validates its environment at start-up, not at the first call. */
 __attribute__((constructor(101))) static void spy_ctor(void)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_may_init = 1;
 	spy_init();
 	/* the main thread is sampled from the start, even before its first instrumented call */
@@ -265,6 +280,8 @@ void spy_ctl_set(uint64_t w)
 
 SPY_EXPORT void spy_on(void)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_init();
 	pthread_mutex_lock(&spy_lock);
 	if (!(spy_ctl & SPY_CTL_ON)) {
@@ -291,6 +308,8 @@ SPY_EXPORT void spy_on(void)
 
 SPY_EXPORT void spy_off(void)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_init();
 	pthread_mutex_lock(&spy_lock);
 	if (spy_ctl & SPY_CTL_ON) {
@@ -303,6 +322,7 @@ SPY_EXPORT void spy_off(void)
 
 SPY_EXPORT void spy_flush(void)
 {
+	SPY_KEEP_ERRNO;
 	uint32_t n;
 	uint64_t *now;
 
@@ -356,12 +376,16 @@ int spy_recording(const struct spy_thread *t)
 
 SPY_EXPORT int spy_enabled(void)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_init();
 	return spy_recording(spy_tls_thread);
 }
 
 SPY_EXPORT int spy_dump(const char *path)
 {
+	SPY_KEEP_ERRNO;
+
 	spy_init();
 	return spy_write(path, 0);
 }
@@ -400,6 +424,8 @@ void spy_write_final(void)
  * after the executable's; in a static link, priority 101 runs after the default ones). */
 __attribute__((destructor(101))) static void spy_fini(void)
 {
+	SPY_KEEP_ERRNO; /* later destructors are the program's too */
+
 	if (!spy_ready || fini_done)
 		return;
 	/* linked with libspyrt, but nothing instrumented registered (clang, no plugin): an empty

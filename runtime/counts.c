@@ -68,6 +68,7 @@ void spy_acache_clear(struct spy_thread *t)
 
 SPY_EXPORT uint64_t *__spy_counts_slow(void)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_thread *t = spy_thread_self();
 	uint64_t *c;
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct spy_config spy_cfg;
@@ -39,6 +40,31 @@ static size_t esc_put(char *o, unsigned char c)
 	o[2] = (char)('0' + ((c >> 3) & 7));
 	o[3] = (char)('0' + (c & 7));
 	return 4;
+}
+
+/*
+ * One write, so that the line stays whole among other threads' output; with SIGPIPE blocked: a
+ * standard error whose reader is gone (prog 2>&1 | head) costs the line, not the program, which
+ * SIGPIPE would end with another status. A SIGPIPE this write raised is taken off again; one the
+ * program already had stays.
+ */
+static void line_out(const char *line, size_t len)
+{
+	SPY_KEEP_ERRNO;
+	sigset_t pipe, old, pending;
+	int had = 0;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	if (!sigpending(&pending))
+		had = sigismember(&pending, SIGPIPE);
+	if (write(STDERR_FILENO, line, len) < 0 && errno == EPIPE && !had) {
+		struct timespec zero = { 0, 0 };
+
+		sigtimedwait(&pipe, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void spy_warn(const char *fmt, ...)
@@ -83,9 +109,7 @@ void spy_warn(const char *fmt, ...)
 	if (text != small)
 		free(text);
 	line[o++] = '\n';
-	/* one write: the line stays whole among other threads' output */
-	if (write(STDERR_FILENO, line, o) < 0)
-		return;
+	line_out(line, o);
 }
 
 const char *spy_env_get(char **env, const char *name)

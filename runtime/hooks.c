@@ -448,6 +448,7 @@ static void end_returned(struct spy_thread *t, const struct spy_arc *a, uint64_t
 static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
 						 uint64_t sp)
 {
+	SPY_KEEP_ERRNO;
 	uint32_t n, ai;
 
 	if (t == &spy_unattached)
@@ -488,7 +489,7 @@ out:
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /* i = the arc from call site cs to s when its site is the first of its hash chain (the usual case): three
@@ -754,6 +755,7 @@ SPY_EXPORT void __spy_arc_miss(void *self, void *cfa, const uint64_t *slotp)
 static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t self, uint64_t sp, uint64_t lo,
 						uint64_t now)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_frame *top;
 	int recording = 1;
 
@@ -795,7 +797,7 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, uint64_t s, uint64_t sp,
@@ -869,6 +871,7 @@ static inline void tail_mark(struct spy_frame *f, uint64_t callee, uint64_t site
 static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t self, uint64_t callee,
 						uint64_t slot, uint64_t site)
 {
+	SPY_KEEP_ERRNO;
 	int recording = 1;
 	uint32_t n;
 
@@ -898,7 +901,7 @@ out:
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /*
@@ -939,6 +942,7 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
  */
 SPY_EXPORT void __spy_catch(void)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_thread *t = spy_tls_thread;
 	uint64_t sp = caller_sp(), now;
 
@@ -957,7 +961,7 @@ SPY_EXPORT void __spy_catch(void)
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(SPY_ERRNO_KEPT);
 }
 
 /* ---- calibration: what one instrumented call costs the hooks ---- */

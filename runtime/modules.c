@@ -5,6 +5,7 @@
 #include "spyrt.h"
 
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,6 @@ uint32_t spy_nmodules, spy_modules_alloc;
 
 static void module_fill(struct spy_module *m, struct dl_phdr_info *info, int first)
 {
-	char exe[4096];
-
 	memset(m, 0, sizeof(*m));
 	m->base = info->dlpi_addr;
 	m->text_lo = UINT64_MAX;
@@ -26,10 +25,16 @@ static void module_fill(struct spy_module *m, struct dl_phdr_info *info, int fir
 		    !strncmp(info->dlpi_name, "linux-gate", 10))
 			m->flags |= GMON_MOD_VDSO;
 	} else if (first) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		/* on the heap: the writer's stack and a constructor's are no place for 4 KiB */
+		char *exe = malloc(PATH_MAX);
+		ssize_t n = exe ? readlink("/proc/self/exe", exe, PATH_MAX - 1) : -1;
 
-		exe[n > 0 ? n : 0] = 0;
-		m->path = strdup(exe);
+		if (exe) {
+			exe[n > 0 ? n : 0] = 0;
+			m->path = realloc(exe, strlen(exe) + 1);
+			if (!m->path)
+				m->path = exe;
+		}
 		m->flags |= GMON_MOD_MAIN;
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {

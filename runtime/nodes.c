@@ -402,6 +402,7 @@ static int new_node(const char *name, const char *file, uint32_t line)
 /* The node of a site met for the first time: its index + 1, or SITE_DROPPED. */
 static uint32_t register_site(struct spy_node_site *site)
 {
+	SPY_KEEP_ERRNO;
 	uint32_t id;
 	int i;
 
@@ -540,6 +541,7 @@ static void track_legs(struct nodes_thr *n, uint32_t id, uint64_t now)
 
 static struct nodes_thr *attach(void)
 {
+	SPY_KEEP_ERRNO;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct nodes_thr *n;
 
@@ -571,6 +573,7 @@ static struct nodes_thr *attach(void)
 
 static __attribute__((noinline)) uint64_t node_clock(void)
 {
+	SPY_KEEP_ERRNO;
 	uint64_t c, ns, hz;
 
 	spy_tsc_pair(&c, &ns);

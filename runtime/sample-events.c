@@ -47,6 +47,7 @@ static SPY_TLS int alloc_making;
 
 void spy_samp_alloc(uint64_t bytes, uint64_t pc)
 {
+	SPY_KEEP_ERRNO; /* from the program's malloc, whose errno it is */
 	struct spy_thread *t = spy_samp_self;
 	struct spy_samp *s;
 	uint32_t flags = 0, n;

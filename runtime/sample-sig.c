@@ -125,13 +125,17 @@ static void foreign_now(void)
 
 SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	spy_samp_resolve_real();
+	{
+		SPY_KEEP_ERRNO; /* errno says only what sigaction() itself found */
+
+		spy_samp_resolve_real();
+		if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+			foreign_now();
+	}
 	if (!spy_real_sigaction) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
-		foreign_now();
 	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		return spy_sig_action(sig, act, old); /* signals.c */
 	if (spy_sig_nest_wraps(sig))
@@ -158,13 +162,17 @@ static void (*bsd_signal(int sig, void (*h)(int),
 
 SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 {
-	spy_samp_resolve_real();
+	{
+		SPY_KEEP_ERRNO;
+
+		spy_samp_resolve_real();
+		if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
+			foreign_now();
+	}
 	if (!real_signal) {
 		errno = ENOSYS;
 		return SIG_ERR;
 	}
-	if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
-		foreign_now();
 	if (sig > 0 && spy_sig_watched(sig) && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
 		return bsd_signal(sig, h, spy_sig_action);
 	/* through the handler that nests (sig-nest.c) */

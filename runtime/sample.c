@@ -231,6 +231,13 @@ static int readable(uint64_t addr)
 	return mincore((void *)(uintptr_t)(addr & page_mask), 1, &v) == 0;
 }
 
+/* The word at addr of the thread's own stack, read as an unwinder reads it: under AddressSanitizer it
+ * may lie in a redzone of the live frame that now holds the slot, which is no error here. */
+__attribute__((noinline, no_sanitize_address)) static uint64_t stack_word(uint64_t addr)
+{
+	return *(const volatile uint64_t *)(uintptr_t)addr;
+}
+
 /*
  * The calling thread's own stack (a handler or a wrapper on t's thread: frames are written before
  * the depth is raised, so depth then frames is consistent), at stack pointer sp (0: here). Frames
@@ -254,8 +261,7 @@ uint32_t spy_samp_own(struct spy_thread *t, uint32_t *flags, uint64_t sp)
 		sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	while (d && spy_key_lazy(st[d - 1].sp) &&
 	       (st[d - 1].sp < sp || !readable(st[d - 1].sp + 1) ||
-		((st[d - 1].sp & 7) == 1 &&
-		 *(const uint64_t *)(uintptr_t)(st[d - 1].sp - 1) != st[d - 1].call_site)))
+		((st[d - 1].sp & 7) == 1 && stack_word(st[d - 1].sp - 1) != st[d - 1].call_site)))
 		d--;
 	return spy_samp_copy(t, d, flags);
 }
@@ -298,7 +304,8 @@ void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc)
 	int ctr_on = spy_ctr_handler_begin(spy_tls_thread, ctr);
 
 	(void)sig;
-	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped))
+	if (!t || !__atomic_load_n(&t->samp.active, __ATOMIC_ACQUIRE) || SPY_GET(spy_samp_stopped) ||
+	    SPY_GET(spy_forking))
 		goto out;
 	s = &t->samp;
 	if (s->perf_fd >= 0) {

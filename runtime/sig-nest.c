@@ -41,18 +41,18 @@ static void defer(int sig, siginfo_t *si, void *ucv)
 		syscall(SYS_tgkill, pid, tid, sig);
 }
 
-void spy_sig_nest_release(void)
+void spy_sig_nest_release(int errno_program)
 {
 	uint64_t m = __atomic_exchange_n(&spy_nest_deferred, 0, __ATOMIC_RELAXED);
 	sigset_t set;
-	int saved = errno;
 
 	sigemptyset(&set);
 	for (int sig = 1; sig < SPY_NSIG; sig++)
 		if (m & (1ull << sig))
 			sigaddset(&set, sig);
+	errno = errno_program;
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL); /* a pending one is delivered here */
-	errno = saved;
+	errno = errno_program;
 }
 
 /*
@@ -69,6 +69,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	struct spy_frame saved, *f;
 	uint32_t d;
 	uint64_t children;
+	int e = errno; /* the interrupted code's, then what the program's handler leaves */
 
 	if (t == &spy_unattached || t == &spy_idle_thread || !t->tables) {
 		call_prog(sig, si, uc);
@@ -76,10 +77,13 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	if (t->busy) {
 		defer(sig, si, uc);
+		errno = e;
 		return;
 	}
-	if (spy_cfg.signal_trace)
+	if (spy_cfg.signal_trace) {
 		spy_sigtrace_event(t, sig, uc);
+		errno = e;
+	}
 	d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
 	if (d + 1 >= t->stack_max) { /* no room: its calls are dropped as on a full stack */
 		t->sig_nested++;
@@ -100,6 +104,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	t->sig_nested++; /* no cache entry filled under the interrupted code (hooks.c, __spy_arc_miss) */
 	barrier();
 	call_prog(sig, si, uc);
+	e = errno;
 	barrier();
 	t->sig_nested--;
 	if (t->depth > d + 1) { /* frames the handler left open: ended with it */
@@ -119,7 +124,8 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	if (d && t->timed)
 		t->stack[d - 1].children += children;
 	if (unlikely(spy_nest_deferred))
-		spy_sig_nest_release();
+		spy_sig_nest_release(e);
+	errno = e;
 }
 
 int spy_sig_nest_wraps(int sig)

@@ -90,6 +90,7 @@ static void act_default(int sig, const siginfo_t *si)
 
 static void on_watchdog(int unused)
 {
+	SPY_KEEP_ERRNO;
 	struct sigaction dfl;
 
 	(void)unused;
@@ -176,6 +177,8 @@ void spy_sig_deferred(void)
 /* No hook came (a loop without calls): the write happens from here. */
 static void on_fallback(int unused)
 {
+	SPY_KEEP_ERRNO;
+
 	(void)unused;
 	if (!(__atomic_fetch_and(&spy_frozen, ~2u, __ATOMIC_SEQ_CST) & 2))
 		return;
@@ -223,8 +226,8 @@ static void defer(struct spy_thread *t, int sig)
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
+	SPY_KEEP_ERRNO; /* whichever way it returns */
 	pid_t me = my_tid(), prev = 0;
-	int saved = errno;
 
 	if (!__atomic_compare_exchange_n(&handling, &prev, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		if (prev == me) {
@@ -241,10 +244,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	 * to finish, so no temporary file is left behind (spy_sig_write_end) */
 	if (!is_crash(sig) && __atomic_load_n(&writers, __ATOMIC_SEQ_CST)) {
 		after_write_sig = sig;
-		if (__atomic_load_n(&writers, __ATOMIC_SEQ_CST)) {
-			errno = saved;
+		if (__atomic_load_n(&writers, __ATOMIC_SEQ_CST))
 			return;
-		}
 		after_write_sig = 0;
 	}
 	/* spy_lock held or a write under way on this thread: its tables cannot be read from here */
@@ -266,15 +267,18 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		 * that call is recorded (within 200 ms, else from a timer) */
 		if (!spy_end_crash && in_instrumented(t, spy_end_pc)) {
 			defer(t, sig);
-			errno = saved;
 			return;
 		}
 		watchdog(sig);
 		spy_write_final();
 		alarm(0);
 	}
-	errno = saved;
 	act_default(sig, si);
+}
+
+int spy_sig_crash_ours(void)
+{
+	return __atomic_load_n(&ours[SIGSEGV], __ATOMIC_ACQUIRE);
 }
 
 static void install(int sig)
@@ -283,7 +287,9 @@ static void install(int sig)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* a crash on the thread's alternate signal stack where it has one (stacks.c): a stack overflow's
+	 * SIGSEGV cannot be delivered on the stack that overflowed */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (is_crash(sig) ? SA_ONSTACK : 0);
 	sigemptyset(&sa.sa_mask);
 	/* a termination signal during the write waits for it */
 	for (size_t i = 0; i < sizeof(term_sigs) / sizeof(*term_sigs); i++)

@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,6 +36,19 @@
  * plain ones on x86-64, that say to the compiler and to ThreadSanitizer that the race is meant. */
 #define SPY_SET(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELAXED)
 #define SPY_GET(lv) __atomic_load_n(&(lv), __ATOMIC_RELAXED)
+/*
+ * The program's errno, kept across the runtime's own work: first in a function the program's code
+ * enters (a hook's slow path, a call of spy.h, a handler, a fork or thread-exit handler), it puts
+ * errno back as the function found it, whichever way the function returns. A failed mmap, open or
+ * perf_event_open of the runtime's is never the program's (gnulib's test-free checks that free()
+ * keeps errno, say).
+ */
+static inline void spy_errno_put(const int *e)
+{
+	errno = *e;
+}
+#define SPY_KEEP_ERRNO int spy_errno_kept_ __attribute__((cleanup(spy_errno_put))) = errno
+#define SPY_ERRNO_KEPT spy_errno_kept_ /* the value SPY_KEEP_ERRNO found */
 
 #define SPY_VERSION "spy 0.1"
 
@@ -810,6 +824,10 @@ extern pthread_mutex_t spy_lock; /* registry, thread retirement, writing, contro
 extern int spy_ready;            /* spy_init() has run */
 extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
 extern int spy_forked;
+/* A fork is under way (its handlers): a signal the parent took then, which ThreadSanitizer holds and
+ * delivers in the child before the runtime's child handler, finds the parent's perf rings there
+ * unmapped (VM_DONTCOPY): the sampling handler leaves it. */
+extern int spy_forking;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
 extern uint64_t spy_calib_cpu_ns; /* CPU time of the start-up calibration: not the program's */
 extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
@@ -860,6 +878,20 @@ int spy_write(const char *path, int final);
 void spy_write_final(void);
 int spy_final_written(void);
 
+/* ---- stacks.c: stacks of the runtime's own ---- */
+
+#define SPY_WRITER_STACK (256u << 10) /* the writer's: about 13 KiB used (t171) */
+#define SPY_ALT_STACK (64u << 10)     /* a thread's alternate signal stack, for the crash handlers */
+/* fn(arg) on the writer's stack, in the calling thread (its TLS is the writer's); where it is called
+ * when no stack could be mapped, or on a machine without the switch (not x86-64 or aarch64). */
+void spy_on_stack(void (*fn)(void *), void *arg);
+/* The calling thread's alternate signal stack, the runtime's, while its crash handlers are installed
+ * and the thread has none of its own (thread.c, when the thread's record is made); taken back when
+ * the thread retires, unless the program replaced it. */
+void spy_altstack_thread(void);
+void spy_altstack_thread_end(void);
+void spy_stacks_atfork_child(void);
+
 /* ---- signals.c: the profile of a run ended by a signal ---- */
 
 extern SPY_TLS int spy_in_write; /* this thread is in spy_write: a signal here cannot write */
@@ -870,6 +902,8 @@ extern int spy_end_crash;        /* a crash: the profile is what could be read *
 void spy_sig_init(void);
 /* A signal the runtime writes the profile at: SIGINT, SIGTERM, SIGHUP, SIGQUIT and the crashes. */
 int spy_sig_watched(int sig);
+/* The runtime's handler takes SIGSEGV (the program left it the default action). */
+int spy_sig_crash_ours(void);
 /* sigaction() for such a signal (sample-sig.c): the program's view, SIG_DFL being the runtime's. */
 int spy_sig_action(int sig, const struct sigaction *act, struct sigaction *old);
 /* Around every write (spy_write): a termination signal meanwhile acts once it is done. */
@@ -884,7 +918,8 @@ int spy_sig_nest_wraps(int sig); /* a signal whose handlers the runtime wraps */
 int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *old);
 /* Signals of this thread that landed in a slow path: blocked until it is done (bit per signal). */
 extern SPY_TLS uint64_t spy_nest_deferred;
-void spy_sig_nest_release(void);
+/* errno: the program's, which a handler delivered here finds, and which is left */
+void spy_sig_nest_release(int errno_program);
 
 /* ---- time ---- */
 

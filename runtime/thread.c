@@ -101,6 +101,7 @@ static uint64_t threads_made;
 
 static struct spy_thread *thread_make(void)
 {
+	SPY_KEEP_ERRNO; /* from a count, a hook, a malloc, a signal */
 	struct spy_thread *t;
 	int reused;
 
@@ -137,6 +138,8 @@ static struct spy_thread *thread_make(void)
 	tls_rec = t;
 	/* its timer or event, on its own thread */
 	spy_samp_thread_start(t);
+	/* where a stack overflow's SIGSEGV is handled */
+	spy_altstack_thread();
 	/* the key's destructor retires the record when the thread ends */
 	if (spy_key_ok)
 		pthread_setspecific(spy_key, t);
@@ -190,6 +193,7 @@ static int setup_tables(struct spy_thread *t)
 
 struct spy_thread *spy_thread_attach(void)
 {
+	SPY_KEEP_ERRNO;
 	struct spy_thread *t;
 
 	/* too early: not recorded, and the thread stays unattached, so its next hook tries again */
@@ -440,12 +444,14 @@ static void thread_retire(struct spy_thread *t)
 		spy_fold_exited();
 	}
 	pthread_mutex_unlock(&spy_lock);
+	spy_altstack_thread_end();
 	/* counts made by destructors that run after this one land here, not in freed memory */
 	spy_counts_set(spy_graveyard);
 }
 
 static void thread_dtor(void *p)
 {
+	SPY_KEEP_ERRNO; /* the program's own destructors run after this one */
 	struct spy_thread *t = p;
 
 	/* come back in the last round, after other keys' destructors (which may call

@@ -135,6 +135,7 @@ static void watch_names(struct spy_unit *u)
 SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end, uint32_t tag,
 				    void *thread_exe)
 {
+	SPY_KEEP_ERRNO; /* from a constructor of the program's */
 	struct spy_unit *u;
 	uint32_t n, module;
 

@@ -10,22 +10,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 _Static_assert(SPY_HIST_BUCKETS == GMON_HIST_BUCKETS, "histogram sizes differ");
 
-/* argv from /proc/self/cmdline (NUL-separated). */
+/* argv from /proc/self/cmdline (NUL-separated), its first 64 KiB, read into the heap: no buffer of
+ * that size on the stack, whichever stack the writer runs on. */
 static void read_cmdline(struct gmon_header *h)
 {
-	char buf[65536];
+	const size_t max = 65536;
+	size_t cap = 4096;
 	ssize_t n = 0, r;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	char *buf = malloc(cap), *more;
+	int fd = buf ? open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC) : -1;
 
-	if (fd < 0)
+	if (fd < 0) {
+		free(buf);
 		return;
-	while (n < (ssize_t)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+	}
+	for (;;) {
+		if ((size_t)n == cap - 1) {
+			if (cap == max || !(more = realloc(buf, cap * 2)))
+				break;
+			buf = more;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - 1 - (size_t)n);
+		if (r <= 0)
+			break;
 		n += r;
+	}
 	close(fd);
 	buf[n] = 0;
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
@@ -33,6 +49,7 @@ static void read_cmdline(struct gmon_header *h)
 	h->argv = calloc(h->argc ? h->argc : 1, sizeof(char *));
 	if (!h->argv) {
 		h->argc = 0;
+		free(buf);
 		return;
 	}
 	for (ssize_t i = 0, k = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
@@ -40,6 +57,7 @@ static void read_cmdline(struct gmon_header *h)
 	for (uint32_t i = 0; i < h->argc; i++)
 		if (!h->argv[i])
 			h->argv[i] = calloc(1, 1);
+	free(buf);
 }
 
 static void thread_name(struct spy_thread *t, char *buf, size_t sz)
@@ -742,16 +760,88 @@ static int write_quietly(const char *path, const void *buf, size_t len, unsigned
 
 static int write_profile(const char *path, int final);
 
+/* The program's errno when this thread's write began: what a handler of the program's that landed in
+ * the write finds when it runs (spy_sig_nest_release). */
+static SPY_TLS int write_errno;
+
+/*
+ * Descriptors the write may need at once beyond the program's (the file, its directory, one of
+ * /proc's, with room to spare): RLIMIT_NOFILE's soft limit is raised by this many for the time of the
+ * write, up to the hard limit, so that a program that has used every descriptor it may (EMFILE) still
+ * gets its profile. Returns 1 when raised (old: the program's limit, set: the write's), 0 when left.
+ */
+#define SPY_WRITE_FDS 16
+
+static int nofile_raise(struct rlimit *old, struct rlimit *set)
+{
+	if (getrlimit(RLIMIT_NOFILE, old) || old->rlim_cur == RLIM_INFINITY || old->rlim_cur >= old->rlim_max)
+		return 0;
+	*set = *old;
+	set->rlim_cur =
+		old->rlim_max - old->rlim_cur > SPY_WRITE_FDS ? old->rlim_cur + SPY_WRITE_FDS : old->rlim_max;
+	return !setrlimit(RLIMIT_NOFILE, set);
+}
+
+/* Back as the program had it, unless it changed it during the write (another thread). */
+static void nofile_restore(const struct rlimit *old, const struct rlimit *set)
+{
+	struct rlimit now;
+
+	if (!getrlimit(RLIMIT_NOFILE, &now) && now.rlim_cur == set->rlim_cur && now.rlim_max == set->rlim_max)
+		setrlimit(RLIMIT_NOFILE, old);
+}
+
+/* Not one descriptor free, and the limit at its hard limit: the write cannot open its file. */
+static int nofile_none(void)
+{
+	struct rlimit l;
+	int fd = open("/", O_PATH | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EMFILE || getrlimit(RLIMIT_NOFILE, &l))
+		return 0;
+	spy_warn(
+		"spy: cannot write profile: no file descriptor left (RLIMIT_NOFILE's hard limit, %llu, in use)",
+		(unsigned long long)l.rlim_max);
+	return 1;
+}
+
+struct write_call {
+	const char *path;
+	int final, rc;
+};
+
+static void write_on_stack(void *arg)
+{
+	struct write_call *w = arg;
+
+	w->rc = write_profile(w->path, w->final);
+}
+
+/* The write runs on the runtime's own stack (stacks.c): exit() may be called from a thread's small
+ * stack or a handler's alternate signal stack. */
 int spy_write(const char *path, int final)
 {
-	int rc;
+	SPY_KEEP_ERRNO;
+	struct write_call w = { path, final, -1 };
+	struct rlimit nofile, raised;
+	int outer_errno = write_errno, more;
 
+	write_errno = SPY_ERRNO_KEPT;
 	spy_in_write++;
 	spy_sig_write_begin();
-	rc = write_profile(path, final);
+	more = nofile_raise(&nofile, &raised);
+	if (more || !nofile_none())
+		spy_on_stack(write_on_stack, &w);
+	if (more)
+		nofile_restore(&nofile, &raised);
 	spy_in_write--;
 	spy_sig_write_end();
-	return rc;
+	write_errno = outer_errno;
+	return w.rc;
 }
 
 static int write_profile(const char *path, int final)
@@ -823,7 +913,7 @@ static int write_profile(const char *path, int final)
 	if (real)
 		SPY_SET(me->busy, busy);
 	if (!busy && unlikely(spy_nest_deferred)) /* a handler that landed in the write (sig-nest.c) */
-		spy_sig_nest_release();
+		spy_sig_nest_release(write_errno);
 	if (rc)
 		spy_note_error("out of memory while writing: the profile is incomplete");
 	if (final)
