@@ -593,7 +593,7 @@ void spy_samp_init(void)
 	rc = spy_real_sigaction ? spy_real_sigaction(SIGPROF, NULL, &old) : sigaction(SIGPROF, NULL, &old);
 	if (!rc && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL :
 						old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
-		spy_samp_say_foreign();
+		spy_samp_say_foreign(old.sa_handler); /* sa_sigaction's too: one union */
 		spy_watch = GMON_WATCH_NONE;
 		return;
 	}

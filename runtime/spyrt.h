@@ -362,7 +362,9 @@ extern int spy_no_hwcount;      /* SPYRT_WATCH asked for one the machine does no
 void spy_samp_call_flush(void); /* sample-events.c */
 void spy_samp_find_text(void);  /* sample-sig.c */
 void spy_samp_resolve_real(void);
-void spy_samp_say_foreign(void);
+/* The program set SIGPROF's disposition (h: SIG_IGN, SIG_DFL, or a handler: anything else): said once,
+ * and the file's sampling flags say foreign. */
+void spy_samp_say_foreign(void (*h)(int));
 
 /* ---- the per-thread state (thread.c, hooks.c) ---- */
 

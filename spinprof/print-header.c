@@ -140,6 +140,18 @@ static void print_signal(FILE *f, const struct prof *p)
 	      f);
 }
 
+int no_ticks(const struct prof *p, char *buf, size_t n)
+{
+	const struct gmon_sampling *s = p->kind == PROF_SPY ? p->spy.sampling : NULL;
+	if (!s || (s->watch != GMON_WATCH_CPU && s->watch != GMON_WATCH_WALL) || !s->expected || s->taken)
+		return 0;
+	snprintf(buf, n, ": %llu ticks of %s time were expected and none arrived (%s)",
+		 (unsigned long long)s->expected, gmon_watch_name(s->watch),
+		 s->flags & GMON_SAMP_FOREIGN ? "the program set SIGPROF's disposition itself" :
+						"SIGPROF blocked in every thread?");
+	return 1;
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -204,7 +216,10 @@ void print_header(FILE *f, const struct prof *p)
 		(unsigned long long)h->dropped_frames, (unsigned long long)h->abandoned,
 		(unsigned long long)h->unmatched, (unsigned long long)h->slots_lost,
 		(unsigned long long)h->unregistered);
-	if (p->sampled) {
+	char why[160];
+	if (!p->sampled && no_ticks(p, why, sizeof(why))) {
+		fprintf(f, "samples: none%s\n", why);
+	} else if (p->sampled) {
 		double all = p->total_time + p->outside_ticks + p->profiler_ticks;
 		fprintf(f,
 			"times: from %s samples, %.0f ticks in instrumented functions, %.0f in other code, "

@@ -88,7 +88,9 @@ static void header(const struct out *u)
 		fprintf(f, "triggers: start %s, stop %s\n", s->start && s->start[0] ? s->start : "-",
 			s->stop && s->stop[0] ? s->stop : "-");
 		if (s->flags & GMON_SAMP_FOREIGN)
-			fputs("warning: the program had its own SIGPROF handler; nothing was sampled\n", f);
+			fputs("warning: the program set SIGPROF's disposition itself (its own handler, or "
+			      "ignored): nothing was sampled from then on\n",
+			      f);
 		if (s->flags & GMON_SAMP_NOSOURCE)
 			fputs("warning: the event source could not be set up\n", f);
 		if (s->flags & GMON_SAMP_THREADS_CUT)

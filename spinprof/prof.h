@@ -240,6 +240,9 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+/* A spy profile whose cpu or wall ticks never came: ": N ticks were expected and none arrived
+ * (why)" into buf, and 1; else 0. */
+int no_ticks(const struct prof *p, char *buf, size_t n);
 
 /* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
  * function with outermost calls, by total time), each a line of statistics and a SystemTap
