@@ -100,6 +100,27 @@ struct spy_arc {
 #define SPY_ARC_TRACED (1u << 31)
 #define SPY_ARC_FUNC(w) ((w) & ~SPY_ARC_TRACED)
 
+/*
+ * A timed frame below an interval off the CPU, as offcpu.c saw it (a stack of them, innermost last,
+ * beside the shadow stack): which frame it was (its depth, entry and key: a frame that ended and
+ * another that took its place have another entry), and the off-CPU cycles not yet given to the arcs
+ * of the frames that spanned them. An interval is added to the innermost frame it charges; as the
+ * frames end, what each one holds goes to its arc when it is the outermost frame of its function,
+ * then to the timed frame below: so a switch costs the same at any depth, as the children's time is
+ * carried at the exits (hooks.c).
+ */
+struct spy_offside {
+	uint64_t entry, sp;
+	uint64_t acc;
+	uint32_t depth, arc, func;
+	uint32_t outer; /* no frame of its function below: its arc takes what it holds */
+};
+/* What an open frame's arc is owed of the intervals charged so far (spy_offcpu_owed). */
+struct spy_offowed {
+	uint32_t arc;
+	uint64_t incl;
+};
+
 /* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
  * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
  * the callee was the innermost frame (part of self); the preempted part of that. */
@@ -124,7 +145,7 @@ struct spy_fstat {
 	uint64_t max;          /* of every call, which is the outermost calls' too: they hold the others */
 	uint64_t sq_lo, sq_hi; /* the outermost calls' sum of squared inclusive cycles, 128 bits */
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
-	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
+	uint64_t off_pref;               /* offcpu.c: its frames among those the off-CPU time has seen */
 	/* the stopwatch's rare part, apart from the hot fields: the minimum of the calls inside an
 	 * active one of the same function (recursion); their histogram is in spy_arcs.inner */
 	uint64_t min_inner;
@@ -461,7 +482,9 @@ struct spy_thread {
 		uint64_t out;        /* CLOCK_MONOTONIC of a switch-out not yet matched, 0 if none */
 		int out_pre;         /* it was a preemption */
 		int on;              /* the thread had a ring: its times are CPU time (kept once closed) */
-		uint64_t serial;     /* intervals charged, + 1 */
+		/* the timed frames below the intervals charged so far, nside of them (offcpu.c) */
+		struct spy_offside *side;
+		uint32_t nside;
 		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
 		uint64_t blocked, preempted, switches, lost;
 		struct spy_arcoff *arcs; /* by arc index, narcs usable (vm: reserved for every arc) */
@@ -586,6 +609,11 @@ void spy_offcpu_close(struct spy_thread *t);
 void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end);
 /* Zero the arcs' off-CPU times (the arc tables were emptied). */
 void spy_offcpu_reset(struct spy_thread *t);
+/* Give the arcs of the frames that ended what they hold (after the last frames of a thread end). */
+void spy_offcpu_settle(struct spy_thread *t);
+/* For a write: the arcs of t's frames with off-CPU time not given to them yet, and how much (n at
+ * most t->off.nside, one per arc); another thread's, read as it may run. */
+uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, uint32_t n);
 /* The ring holds records not yet read: one load and a compare, for the exit hook. */
 static inline int spy_offcpu_pending(const struct spy_thread *t)
 {
