@@ -305,7 +305,8 @@ struct spy_samp {
 	void *fring;
 	size_t fring_len;
 	uint64_t fring_seen;
-	uint64_t last_cpu, last_mono, debt; /* wall sampler: the thread's time off the CPU */
+	uint64_t last_cpu, last_mono, debt;  /* wall sampler: the thread's time off the CPU */
+	const struct spy_load_end *loads_at; /* the last move applied to the table (loads.c) */
 	/* what a retired thread leaves (malloc'ed; frames pointers into kept_frames) */
 	uint64_t nkept, nkept_frames;
 	struct gmon_stack *kept;
@@ -370,7 +371,8 @@ int spy_samp_epoch_current(const struct spy_samp *s);
 /* The table's stacks as malloc'ed arrays (frames pointers into *frames). 0 or -1. */
 int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t *nstacks,
 			struct gmon_frame **frames, uint64_t *nframes);
-uint64_t spy_thread_cpu_ns(pid_t tid); /* any thread's CPU clock; 0 if gone */
+uint64_t spy_thread_cpu_ns(pid_t tid);     /* any thread's CPU clock; 0 if gone */
+void spy_samp_loads(struct spy_thread *t); /* a write's: the table brought past every move (loads.c) */
 void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc);
 uint64_t spy_uc_pc(void *uc);                      /* the interrupted PC of a signal's ucontext */
 void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
@@ -513,9 +515,10 @@ struct spy_thread {
 	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
 	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
 	uint32_t sig_nested;
-	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
-	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
+	uint32_t parked;                     /* held in a hook while a write reads the tables (spy_freeze) */
+	const struct spy_load_end *loads_at; /* the last move applied to its data (loads.c) */
+	uint64_t freeze_cpu;                 /* 1 + its CPU clock when a freeze found it asleep */
+	struct spy_thread *spare_next;       /* fold.c: a folded thread's record, free for a new thread */
 };
 
 /* timed's bit 1: the thread reads counters at every hook (counters.c), which only the slow paths do:
@@ -715,10 +718,15 @@ int spy_hooked(uint64_t addr);
 struct spy_module {
 	char *path;
 	uint64_t base, text_lo, text_hi;
+	/* loads.c: what its addresses are moved by in the data (0 while loaded), and the start of its
+	 * range of its own, given at its first dlclose */
+	uint64_t shift, synth;
 	uint8_t build_id[64];
 	uint32_t build_id_len;
-	uint32_t flags; /* enum gmon_module_flags */
+	uint32_t flags; /* enum gmon_module_flags, and SPY_MOD_CLOSING */
 };
+/* loads.c: its unit unregistered; whether it is gone is not known yet (never written) */
+#define SPY_MOD_CLOSING (1u << 31)
 
 extern struct spy_module *spy_modules;
 extern uint32_t spy_nmodules, spy_modules_alloc;
@@ -727,6 +735,38 @@ uint32_t spy_module_of(const void *addr);
 /* Add every loaded object not yet listed (called when writing). */
 void spy_modules_scan(void);
 const char *spy_module_path(const struct spy_module *m);
+
+/* ---- loads.c: a dlclose'd module's data moves to a range of its own ---- */
+
+/* One move: addresses in [lo, hi) get delta added (modulo 2^64). A list only ever appended to. */
+struct spy_load_end {
+	uint64_t lo, hi, delta;
+	struct spy_load_end *next;
+};
+extern struct spy_load_end *spy_loads_tail; /* the newest move; NULL while none */
+/* Module module's unit unregistered (dlclose, or exit) / it registers again at the same place;
+ * settle: the modules unregistered since are moved when gone from the link map (scanned: the module
+ * map was just scanned, spy_modules_scan). Under spy_lock. */
+void spy_loads_end(uint32_t module);
+void spy_loads_again(uint32_t module);
+void spy_loads_settle(int scanned);
+/* addr after the moves that follow from (NULL: from the first) up to to, inclusive. */
+uint64_t spy_loads_map(uint64_t addr, const struct spy_load_end *from, const struct spy_load_end *to);
+/* The moves after from up to to, applied to copies (a write's) or to data at rest. */
+void spy_loads_tdata(struct spy_tdata *d, const struct spy_load_end *from, const struct spy_load_end *to);
+void spy_loads_stacks(struct gmon_stack *k, uint64_t nk, struct gmon_frame *f, uint64_t nf,
+		      const struct spy_load_end *from, const struct spy_load_end *to);
+void spy_loads_events(struct gmon_tevent *ev, uint64_t n, uint32_t kind, const struct spy_load_end *from,
+		      const struct spy_load_end *to);
+/* The moves not yet applied: to the calling thread's own tables, stack and rings (its slow path); to
+ * a sampling table (its lock held); to a thread that just exited (under spy_lock). */
+void spy_loads_sync(struct spy_thread *t);
+void spy_loads_samp(struct spy_samp *s);
+void spy_loads_exited(struct spy_thread *t);
+static inline int spy_loads_pending(const struct spy_load_end *at)
+{
+	return __atomic_load_n(&spy_loads_tail, __ATOMIC_SEQ_CST) != at;
+}
 
 /* ---- env.c ---- */
 

@@ -123,6 +123,8 @@ static struct spy_thread *thread_make(void)
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
 	t->samp.perf_fd = -1; /* no event, before spy_samp_stop can see the record live */
+	/* nothing recorded yet: no move before now is its (a later one marks it stale, or finds it so) */
+	t->loads_at = t->samp.loads_at = __atomic_load_n(&spy_loads_tail, __ATOMIC_SEQ_CST);
 	if (reused) {
 		__atomic_store_n(&t->state, SPY_THREAD_LIVE, __ATOMIC_SEQ_CST);
 	} else {
@@ -476,6 +478,7 @@ static void thread_retire(struct spy_thread *t)
 			spy_thread_close_frames(t, spy_cycles());
 		if (spy_thread_snapshot(t, &t->data))
 			spy_note_error("out of memory keeping the data of thread %d", (int)t->tid);
+		spy_loads_exited(t); /* moves it had not applied yet, to its data and its samples */
 		prctl(PR_GET_NAME, t->name);
 		t->end_ns = spy_now_ns(CLOCK_REALTIME);
 		release_tables(t);

@@ -242,7 +242,15 @@ void print_header(FILE *f, const struct prof *p)
 		fprintf(f, "runtime error: %s\n", h->error);
 	if (h->flags & GMON_HDR_SIGNAL)
 		print_signal(f, p);
-	if (h->mode == SPY_MODE_COUNT) {
+	if (p->nshared) {
+		/* whatever the counts say, they are of two functions each */
+		fprintf(f,
+			"self-check: %zu functions share an address with another module's (loaded there in "
+			"turn): their calls are merged\n",
+			p->nshared);
+		for (size_t i = 0; i < p->nshared; i++)
+			fprintf(f, "mismatch: %s\n", p->shared[i]);
+	} else if (h->mode == SPY_MODE_COUNT) {
 		fputs("self-check: not possible in mode count (no arcs)\n", f);
 	} else {
 		size_t checked = 0, bad = 0;

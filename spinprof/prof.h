@@ -146,6 +146,10 @@ struct prof {
 	size_t arc_hash_size;
 	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
 	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
+	/* spy: functions of other names at an address an earlier one had (loads of different modules
+	 * at one place, their calls merged: a runtime before loads.c), "NAME and NAME" each */
+	char **shared;
+	size_t nshared, shared_alloc;
 	/* spy: the summed profile and what the header shows */
 	struct gmon_profile spy;
 	int nprofiles;

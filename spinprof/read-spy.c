@@ -726,10 +726,19 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	}
 	prof_sort_funcs(p);
-	/* one function per address: a unit registered twice (or summed profiles) adds up */
+	/* one function per address: a unit registered twice (or summed profiles) adds up; another
+	 * name there is another module's function, merged with it by a runtime that kept no load
+	 * apart from the next at its address: the self-check says so */
 	size_t dst = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		if (dst > 0 && p->items[dst - 1].addr == p->items[i].addr) {
+			if (strcmp(prof_key(&p->items[dst - 1]), prof_key(&p->items[i])) != 0) {
+				size_t n = strlen(p->items[dst - 1].name) + strlen(p->items[i].name) + 6;
+				GROW(p->shared, p->nshared, p->shared_alloc);
+				p->shared[p->nshared] = xmalloc(n);
+				snprintf(p->shared[p->nshared++], n, "%s and %s", p->items[dst - 1].name,
+					 p->items[i].name);
+			}
 			p->items[dst - 1].count += p->items[i].count;
 			free(p->items[i].name);
 			free(p->items[i].key);
