@@ -146,7 +146,7 @@ static int gen_spy(const char *out, uint64_t nf, uint64_t na, int level)
 		fprintf(stderr, "spinprof-gen: out of memory\n");
 		return 1;
 	}
-	if (gmon_write_file(out, buf, len, err, sizeof(err))) {
+	if (gmon_write_file(out, buf, len, GMON_WRITE_NAMED, err, sizeof(err))) {
 		fprintf(stderr, "spinprof-gen: %s: %s\n", out, err);
 		return 1;
 	}

@@ -207,6 +207,10 @@ static void dec_header(struct cur *c, struct gmon_header *h)
 	h->argv = get_array(c, h->argc, sizeof(char *), "arguments");
 	for (uint32_t i = 0; h->argv && i < h->argc && !c->bad; i++)
 		h->argv[i] = get_str(c, "argument");
+	if (c->minor >= 4) {
+		h->hook_tail_in_mcyc = (int64_t)get_u64(c, "tail call cost");
+		h->hook_tail_out_mcyc = (int64_t)get_u64(c, "tail call cost");
+	}
 	if (!c->bad && h->mode > 2)
 		cur_fail(c, "unknown mode %" PRIu32, h->mode);
 }
@@ -690,6 +694,21 @@ static void *grow1(void **items, uint32_t *nr, size_t size)
 	return p;
 }
 
+/* Revision 4: the tail calls' sites, strictly increasing (readers search them). */
+static void dec_tails(struct cur *c, struct gmon_profile *p)
+{
+	uint64_t n = get_count(c, 8, 8, "tail call sites");
+
+	p->tail_sites = get_array(c, n, sizeof(*p->tail_sites), "tail call sites");
+	for (uint64_t i = 0; p->tail_sites && i < n && !c->bad; i++) {
+		p->tail_sites[i] = get_u64(c, "tail call site");
+		if (!c->bad && i && p->tail_sites[i] <= p->tail_sites[i - 1])
+			cur_fail(c, "tail call sites out of order at 0x%" PRIx64, p->tail_sites[i]);
+	}
+	if (!c->bad)
+		p->ntail_sites = n;
+}
+
 /* Decode one record's payload (already checked and inflated). */
 static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 {
@@ -758,6 +777,14 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 		if (!e)
 			return cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
 		dec_trace(c, e);
+		break;
+	case GMON_TAG_TAILS:
+		if (c->minor < 4)
+			return cur_fail(c, "a TAILS record (revision 4) in a revision %" PRIu32 " file",
+					c->minor);
+		if (p->tail_sites || p->ntail_sites)
+			return cur_fail(c, "a second TAILS record");
+		dec_tails(c, p);
 		break;
 	}
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "gmon-format.h"
 
 /* ---- dump ------------------------------------------------------------------------------------------ */
@@ -64,19 +65,15 @@ static const char *sym_name(const struct symtab *t, uint64_t addr, char *buf, si
 	return buf;
 }
 
-/* A string of the file as one word of a line: control bytes, DEL and the backslash as \xNN, and with
- * space also the blank, so that no string can end a line or (blank) a field. "-" for an empty one. */
+/* A string of the file as one word of a line (blank) or as the rest of one, in esc.h's text form
+ * (control bytes, DEL, the backslash, broken UTF-8 and C1 controls as \xNN), with blank also the
+ * blank, so that no string can end a line or (blank) a field. "-" for an empty one. */
 static void put_str(FILE *f, const char *s, int blank)
 {
-	if (!s || !*s) {
+	if (!s || !*s)
 		fputc('-', f);
-		return;
-	}
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		if (*c < 0x20 || *c == 0x7f || *c == '\\' || (blank && *c == ' '))
-			fprintf(f, "\\x%02x", *c);
-		else
-			fputc(*c, f);
+	else
+		esc_put(f, s, blank ? ESC_WORD : ESC_TEXT);
 }
 
 /* The names of the bits set in flags (names[i] for bit i, NULL past the last), each followed by a
@@ -105,25 +102,17 @@ static const char *tsc_source_name(uint32_t flags)
 }
 
 /* s escaped as put_str(f, s, 1) prints it: NULL when it needs no escape (or memory ran out). */
-static char *esc_dup(const char *s)
+static char *word_dup(const char *s)
 {
-	char *text = NULL;
-	size_t size = 0;
-	FILE *m;
+	if (!s || !*s || (!s[strcspn(s, " ")] && !s[esc_clean(s)]))
+		return NULL;
+	return esc_dup(s, ESC_WORD);
+}
 
-	if (!s || !*s ||
-	    !s[strcspn(s, "\\ \x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
-			  "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f")])
-		return NULL;
-	m = open_memstream(&text, &size);
-	if (!m)
-		return NULL;
-	put_str(m, s, 1);
-	if (fclose(m)) {
-		free(text);
-		return NULL;
-	}
-	return text;
+/* |v|, for printing a signed fixed-point value */
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
 }
 
 static void dump_header(FILE *f, const struct gmon_header *h)
@@ -147,6 +136,10 @@ static void dump_header(FILE *f, const struct gmon_header *h)
 		" tsc_read=%" PRIu64 ".%03" PRIu64 "\n",
 		h->hook_out_mcyc / 1000, h->hook_out_mcyc % 1000, h->hook_in_mcyc / 1000,
 		h->hook_in_mcyc % 1000, h->tsc_read_mcyc / 1000, h->tsc_read_mcyc % 1000);
+	fprintf(f, "tailcost in=%s%" PRIu64 ".%03" PRIu64 " out=%s%" PRIu64 ".%03" PRIu64 "\n",
+		h->hook_tail_in_mcyc < 0 ? "-" : "", mag(h->hook_tail_in_mcyc) / 1000,
+		mag(h->hook_tail_in_mcyc) % 1000, h->hook_tail_out_mcyc < 0 ? "-" : "",
+		mag(h->hook_tail_out_mcyc) / 1000, mag(h->hook_tail_out_mcyc) % 1000);
 	fprintf(f,
 		"lost dropped_arcs=%" PRIu64 " dropped_funcs=%" PRIu64 " dropped_frames=%" PRIu64
 		" abandoned=%" PRIu64 " unmatched=%" PRIu64 " slots_lost=%" PRIu64 " unregistered=%" PRIu64
@@ -193,7 +186,7 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 	for (uint32_t i = 0; t.s && i < p->nfuncsets; i++)
 		for (uint32_t j = 0; j < p->funcsets[i].nr; j++) {
 			const struct gmon_func *fn = &p->funcsets[i].funcs[j];
-			char *own = esc_dup(fn->name);
+			char *own = word_dup(fn->name);
 
 			t.s[t.n++] = (struct sym){ fn->addr, own ? own : fn->name, own };
 		}
@@ -390,6 +383,12 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				e->value);
 		}
 	}
+	for (uint64_t i = 0; i < p->ntail_sites; i++) {
+		int mi = gmon_module_at(p, p->tail_sites[i]);
+
+		fprintf(f, "tail site=0x%" PRIx64 " site_module=%" PRId64 "\n", p->tail_sites[i],
+			mi < 0 ? (int64_t)-1 : (int64_t)p->modules[mi].id);
+	}
 	for (uint32_t i = 0; i < p->ncounters; i++) {
 		fputs("counter ", f);
 		put_str(f, p->counters[i].name, 1);
@@ -448,6 +447,8 @@ int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz)
 }
 
 #ifdef GMON_DUMP_MAIN
+#include "esc.c" /* the tool is built from gmon-io.c and this file alone */
+
 int main(int argc, char **argv)
 {
 	char err[512];
@@ -459,7 +460,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		if (gmon_dump_file(stdout, argv[i], err, sizeof(err))) {
-			fprintf(stderr, "gmon-dump: %s: %s\n", argv[i], err);
+			esc_msg("gmon-dump: %s: %s\n", argv[i], err);
 			rc = 2;
 		}
 	}

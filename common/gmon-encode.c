@@ -136,6 +136,9 @@ static void enc_header(struct gbuf *b, const struct gmon_header *h)
 	put_u32(b, h->argc);
 	for (uint32_t i = 0; i < h->argc; i++)
 		put_str(b, h->argv[i]);
+	/* revision 4 */
+	put_u64(b, (uint64_t)h->hook_tail_in_mcyc);
+	put_u64(b, (uint64_t)h->hook_tail_out_mcyc);
 }
 
 static void enc_module(struct gbuf *b, const struct gmon_module *m)
@@ -422,6 +425,14 @@ int gmon_encode(const struct gmon_profile *p, int level, uint8_t **out, size_t *
 		at = rec_begin(&b);
 		enc_trace(&b, &p->traces[i]);
 		rec_end(&b, at, GMON_TAG_TRACE, level);
+	}
+	if (p->ntail_sites) {
+		at = rec_begin(&b);
+		put_u64(&b, p->ntail_sites);
+		for (uint64_t i = 0; i < p->ntail_sites; i++)
+			put_u64(&b, p->tail_sites[i]);
+		rec_end(&b, at, GMON_TAG_TAILS, level);
+		nrec++;
 	}
 	at = rec_begin(&b);
 	put_u32(&b, p->ncounters);

@@ -15,8 +15,8 @@
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
 /* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: stopwatch, TRACE and NODES records, folded
- * threads */
-#define GMON_SPY_MINOR 3u
+ * threads; 4: the TAILS record and the header's tail-call costs */
+#define GMON_SPY_MINOR 4u
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -33,6 +33,7 @@ enum gmon_tag {
 	GMON_TAG_SAMPLES = 7,  /* one thread's samples: stacks and their counts */
 	GMON_TAG_TRACE = 8,    /* revision 3: one thread's trace of one kind, its events in time order */
 	GMON_TAG_NODES = 9,    /* revision 3: one thread's nodes and legs (Mesa), with their histograms */
+	GMON_TAG_TAILS = 10,   /* revision 4: the call sites of tail calls (a jump from a tail hook) */
 	GMON_TAG_END = 0x7fff, /* last: record count and file length */
 };
 
@@ -115,6 +116,10 @@ struct gmon_header {
 	 * start-up: hook_out lands in the caller's self time, hook_in in the callee's inclusive time. */
 	uint64_t hook_out_mcyc, hook_in_mcyc;
 	uint64_t tsc_read_mcyc; /* one time stamp read, thousandths of a cycle */
+	/* revision 4, mode time: what a tail call's hooks (the tail hook, its callee's entry and exit,
+	 * which ends both) add beyond a call's hook_out and hook_in, to the tail caller's self time
+	 * (tail_in) and to its caller's (tail_out), per tail call; thousandths of a cycle, may be < 0 */
+	int64_t hook_tail_in_mcyc, hook_tail_out_mcyc;
 	/* What was lost, summed over threads (never silently: the report prints these). */
 	uint64_t dropped_arcs;   /* arc updates dropped: tables at their limit */
 	uint64_t dropped_funcs;  /* function-time updates dropped */
@@ -409,6 +414,10 @@ struct gmon_profile {
 	struct gmon_nodes *nodesets; /* revision 3: per thread that hit a node */
 	uint32_t ntraces;
 	struct gmon_trace *traces; /* revision 3: TRACE records */
+	/* revision 4: the TAILS record, the call sites of tail calls in increasing order: an arc whose
+	 * call_site is one of them counts tail calls */
+	uint64_t ntail_sites;
+	uint64_t *tail_sites;
 };
 
 /*
@@ -464,11 +473,19 @@ extern uint64_t gmon_pipe_min;
  * opened, and the open never blocks. Returns the descriptor, or -1 and the reason in err. */
 int gmon_open_regular(const char *path, char *err, size_t errsz);
 
-/* Write buf to path atomically: a new file in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW),
- * written and renamed over path (not fsync()ed). A character device, FIFO or socket at path (or a
- * symlink to one) is written into as a stream instead; anything else that is not a regular file or
- * a symlink is left alone. On error returns -1 and the reason in err. */
-int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz);
+/* gmon_write_file's flags. GMON_WRITE_NAMED: the user named path (SPYRT_OUT, spy_dump(path), a
+ * tool's option), so an existing character device, FIFO or socket there, or a symlink to one, is
+ * written into, when it (the symlink, when one) belongs to the effective user or root. */
+enum gmon_write_flags {
+	GMON_WRITE_NAMED = 1u << 0
+};
+
+/* Write buf to path atomically: a new file in the same directory (O_TMPFILE, linked under a random
+ * name; where the file system has no O_TMPFILE, a random name opened O_CREAT|O_EXCL|O_NOFOLLOW),
+ * renamed over path (not fsync()ed); whatever was at path (a file, a symlink, a FIFO) is replaced,
+ * never followed or written into, except a stream as GMON_WRITE_NAMED says. A directory or block
+ * device at path is left alone. On error returns -1 and the reason in err. */
+int gmon_write_file(const char *path, const void *buf, size_t len, unsigned flags, char *err, size_t errsz);
 
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with
  * addresses named after the functions of the profile. */

@@ -3,20 +3,28 @@
  * length is checked before use and every record carries a CRC, so a damaged file is one error line.
  * Built with -DGMON_ZLIB_DLOPEN (the runtime) it finds zlib with dlopen when it first compresses, so
  * profiled programs need no -lz, and writes plain records when there is none.
- * This file holds what both sides share (zlib, CRC, names, freeing) and the file reading and the
- * atomic writing; the encoder and the decoder are its parts gmon-encode.c and gmon-decode.c, included
- * at the end, so users compile this one file. The text view, gmon_dump(), is in gmon-dump.c. */
+ * This file holds what both sides share (zlib, CRC, names, freeing); the encoder, the file writing
+ * (atomic, and safe where other users may be at work), the decoder and the file reading are its parts
+ * gmon-encode.c, gmon-write.c, gmon-decode.c and gmon-read.c, included at the end, so users compile
+ * this one file. The text view, gmon_dump(), is in gmon-dump.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH, O_TMPFILE, AT_EMPTY_PATH (gmon-write.c) */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef GMON_ISAL
@@ -246,6 +254,8 @@ const char *gmon_tag_name(uint32_t tag)
 		return "NODES";
 	case GMON_TAG_TRACE:
 		return "TRACE";
+	case GMON_TAG_TAILS:
+		return "TAILS";
 	case GMON_TAG_END:
 		return "END";
 	}
@@ -331,6 +341,7 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(n->legs);
 	}
 	free(p->nodesets);
+	free(p->tail_sites);
 	for (uint32_t i = 0; i < p->ntraces; i++)
 		free(p->traces[i].ev);
 	free(p->traces);
@@ -340,121 +351,8 @@ void gmon_profile_release(struct gmon_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* ---- atomic file write ----------------------------------------------------------------------------- */
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* A character device, FIFO or socket is written into as a stream, never replaced: SPYRT_OUT=/dev/null
- * must not put a regular file where the device was. A FIFO without a reader is an error, not a
- * wait that would hang the program at exit. */
-static int write_stream(const char *path, const void *buf, size_t len, char *err, size_t errsz)
-{
-	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), saved;
-
-	if (fd < 0) {
-		snprintf(err, errsz, "cannot open it for writing: %s",
-			 errno == ENXIO ? "no reader (a FIFO or socket)" : strerror(errno));
-		return -1;
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || write_all(fd, buf, len)) {
-		saved = errno;
-		close(fd);
-		snprintf(err, errsz, "write error: %s", strerror(saved));
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int is_stream(mode_t m)
-{
-	return S_ISCHR(m) || S_ISFIFO(m) || S_ISSOCK(m);
-}
-
-int gmon_write_file(const char *path, const void *buf, size_t len, char *err, size_t errsz)
-{
-	char tmp[PATH_MAX];
-	int fd = -1, saved;
-	struct stat st;
-
-	if (!*path) {
-		snprintf(err, errsz, "empty path");
-		return -1;
-	}
-	/* only a regular file, or a symlink (replaced, as before), is replaced; a symlink to a device
-	 * (/dev/stdout) is written through, like the device itself */
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
-		struct stat to;
-
-		if (is_stream(st.st_mode) ||
-		    (S_ISLNK(st.st_mode) && !stat(path, &to) && is_stream(to.st_mode)))
-			return write_stream(path, buf, len, err, errsz);
-		if (!S_ISLNK(st.st_mode)) {
-			snprintf(err, errsz, "%s: not replaced",
-				 S_ISDIR(st.st_mode) ? "is a directory" :
-				 S_ISBLK(st.st_mode) ? "is a block device" :
-						       "is not a regular file");
-			return -1;
-		}
-	}
-	/* the temporary file sits next to the target, so rename() never crosses a file system;
-	 * O_EXCL|O_NOFOLLOW refuse a planted file or symlink, and a taken name is simply skipped */
-	for (unsigned i = 0; i < 100 && fd < 0; i++) {
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld.%u", path, (long)getpid(), i) >=
-		    sizeof(tmp)) {
-			snprintf(err, errsz, "path too long");
-			return -1;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		snprintf(err, errsz, "cannot create a file next to it: %s", strerror(errno));
-		return -1;
-	}
-	/* no fsync: rename() already makes the file appear whole to readers; what fsync adds is the
-	 * file's survival of a crash of the machine, at 1-8 ms a process on a busy disk, which every
-	 * process of a test suite would pay (issue 11). glibc's gmon.out has no fsync either. */
-	if (write_all(fd, buf, len)) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		snprintf(err, errsz, "write error: %s", strerror(saved));
-		return -1;
-	}
-	if (close(fd)) {
-		saved = errno;
-		unlink(tmp);
-		snprintf(err, errsz, "write error: %s", strerror(saved));
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		saved = errno;
-		unlink(tmp);
-		snprintf(err, errsz, "cannot rename the new file into place: %s", strerror(saved));
-		return -1;
-	}
-	return 0;
-}
-
-/* The encoder, the decoder and the reader: parts of this file, kept apart for their size. */
+/* The encoder, the writer, the decoder and the reader: parts of this file, kept apart for their size. */
 #include "gmon-encode.c"
+#include "gmon-write.c"
 #include "gmon-decode.c"
 #include "gmon-read.c"

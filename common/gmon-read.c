@@ -570,6 +570,7 @@ static int dec_one(struct in *in, uint64_t off, uint32_t nrec, int *seen_end, st
 		case GMON_TAG_SAMPLES:
 		case GMON_TAG_NODES:
 		case GMON_TAG_TRACE:
+		case GMON_TAG_TAILS:
 			dec_record(&c, tag, p);
 			break;
 		case GMON_TAG_END: {

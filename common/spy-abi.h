@@ -216,8 +216,9 @@ struct spy_acache {
  * jump (a tail call), where ABI 4 had an exit hook. callee is the address jumped to (the function
  * pointer's value for an indirect call), the hook's return address a call site in self. The call
  * stays a jump; the runtime counts callee's entry (same cfa, same self) as a call from self at
- * that site and ends self's call when callee's ends. A tail call into code without hooks ends
- * self's call at the next hook that finds its frame gone.
+ * that site and ends self's call when callee's ends. A tail call into code without hooks keeps
+ * self's call until the next hook that finds its frame gone (its caller's next call or exit); the
+ * plugin passes 0 as callee for a built-in (memcpy), which may also expand inline.
  */
 #define SPY_TAIL_SYMBOL "__spy_tail"
 #define SPY_REGISTER_SYMBOL "__spy_register_unit"

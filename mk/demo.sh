@@ -57,7 +57,7 @@ run ./twocallers-pg 20000
 echo "gprof splits work's time by calls, 100:10000, as if every call took as long:"
 gprof -b -q twocallers-pg gmon.out | work_entry
 
-say "stopwatch: spin() called for 1.5 x 2^B cycles, 7 times B=11, 5 x 14, 3 x 17, 2 x 19, 3 x 16 (in rec)"
+say "stopwatch: spin() called for 1.5 x 2^B cycles, 7 times B=11, 5 x 14, 3 x 17, 2 x 19, 3 x 18 (in rec)"
 run "$CC" -O2 -I"$SPY_SRC/samples" -fplugin="$PLUGIN" "$SPY_SRC/samples/stopwatch.c" -o stopwatch "${RT[@]}"
 # a run that an interrupt disturbed (status 3) is run again
 for _ in 1 2 3; do ./stopwatch >/dev/null && break; done

@@ -19,6 +19,9 @@ pkgs="$pkgs clang-14 libclang-rt-14-dev afl++ time"
 # Benchmarks only: uftrace, an anchor of bench/run.sh; hyperfine (bench/startup.sh); what bench/compile.sh needs to fetch and
 # build expat from its Debian source; perf, an anchor of bench/realprog.sh.
 pkgs="$pkgs uftrace hyperfine dpkg-dev autoconf automake libtool linux-perf"
+# Benchmarks only: what bench/realprog2.sh needs to build sqlite3's shell (tclsh makes its amalgamation)
+# and memcached (libevent) from their Debian sources.
+pkgs="$pkgs tcl libevent-dev"
 # Tests only: the libraries zstd's and gawk's own probes look for (t300, t301 build them from Debian's
 # source, plain and with spy.specs, and compare what each build found).
 pkgs="$pkgs liblzma-dev liblz4-dev libreadline-dev libmpfr-dev libgmp-dev"
@@ -38,6 +41,9 @@ pkgs="$pkgs nodejs"
 pkgs="$pkgs python3"
 # make SAN=thread and t136: ThreadSanitizer's runtime (gcc's own libgcc-dev pulls it in too)
 pkgs="$pkgs libtsan2"
+# Tests only: setcap gives t141's program a file capability (setpriv, which runs it as another user, is
+# util-linux's, always there)
+pkgs="$pkgs libcap2-bin"
 
 if [ "${1-}" = --list ]; then
 	echo "$pkgs"

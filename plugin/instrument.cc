@@ -220,8 +220,10 @@ static gimple_seq spy_exit_call(tree fn, location_t loc)
 /* "__spy_tail (&fn, callee, __builtin_dwarf_cfa ());" before the tail call t: the call stays a
  * jump, and fn stays the caller of what it jumps to until that returns (ABI 5). callee is the
  * address called, direct or not; the hook's own return address is the call site in fn. */
-/* A built-in or internal function: it may expand inline, so the "tail call" is no jump; and it has
- * no hooks, so nothing is counted from fn through it. */
+/* A built-in or internal function (memcpy, memset): it has no hooks, and it may expand inline, so
+ * that fn returns with no jump; either way the runtime keeps fn's frame until its caller's next hook
+ * (as for any tail call into code without hooks), so that the built-in's time is fn's. Its address
+ * is not taken (some have none): the tail hook gets 0 for the callee. */
 static bool spy_tail_builtin(gimple *t)
 {
 	tree decl = gimple_call_fndecl(t);
@@ -236,8 +238,8 @@ static gimple_seq spy_tail_call(tree fn, gimple *t, location_t loc)
 	gcall *call;
 
 	if (spy_tail_builtin(t))
-		return spy_exit_call(fn, loc);
-	if (!callee || TREE_CODE(callee) == OBJ_TYPE_REF)
+		callee = null_pointer_node;
+	else if (!callee || TREE_CODE(callee) == OBJ_TYPE_REF)
 		callee = callee ? OBJ_TYPE_REF_EXPR(callee) : null_pointer_node;
 	/* a nested function's address, as its own hooks take it: no trampoline */
 	if (TREE_CODE(callee) == ADDR_EXPR && TREE_CODE(TREE_OPERAND(callee, 0)) == FUNCTION_DECL)

@@ -183,6 +183,16 @@ uint32_t spy_arcs_insert(struct spy_arcs *a, uint64_t pc, uint64_t callee)
 	e->func = spy_fstat_get(a, callee);
 	if (a->fstat && spy_trace_on && spy_traced(callee))
 		e->func |= SPY_ARC_TRACED;
+	/* a call from an instrumented function's code: that function is the caller, whatever frames
+	 * of callees that returned unseen the shadow stack still holds above it */
+	{
+		uint64_t fn = spy_codemap_func(pc);
+
+		if (fn && spy_hooked(fn)) {
+			e->caller = fn;
+			e->func |= SPY_ARC_SITED;
+		}
+	}
 	e->next = a->site[s].arcs;
 	publish(a->narc, i + 1);
 	publish(a->site[s].arcs, i);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@ uint32_t spy_mode = SPY_MODE_TIME;
 int spy_forked;
 uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc, spy_calib_cpu_ns;
 uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
+int64_t spy_hook_tail_in_mcyc, spy_hook_tail_out_mcyc;
 uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 int spy_first_error_said;
@@ -129,10 +131,11 @@ static void atfork_child(void)
 
 static void init_once(void)
 {
+	char **env = spy_env_trusted(environ, getauxval(AT_SECURE) != 0);
 	uint64_t w = 0;
 
-	spy_env_load(&spy_cfg, environ);
-	spy_nodes_env(environ);
+	spy_env_load(&spy_cfg, env);
+	spy_nodes_env(env);
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)
 		__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);

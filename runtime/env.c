@@ -313,6 +313,7 @@ void spy_env_load(struct spy_config *cfg, char **env)
 				free(cfg->out);
 				cfg->out = c;
 				cfg->out_has_pid = has_pid;
+				cfg->out_named = 1;
 			}
 		}
 	}
@@ -381,6 +382,27 @@ void spy_env_load(struct spy_config *cfg, char **env)
 			continue;
 		spy_warn("spy: unknown variable %.*s='%s'; ignored", (int)n, *e, eq ? eq + 1 : "");
 	}
+}
+
+struct spy_caller spy_caller;
+
+char **spy_env_trusted(char **env, int secure)
+{
+	static char *none[] = { NULL };
+
+	if (!secure)
+		return env;
+	spy_caller = (struct spy_caller){ 1, getuid(), getgid() };
+	for (char **e = env; e && *e; e++)
+		if (!strncmp(*e, "SPYRT_", 6)) {
+			spy_warn(
+				"spy: setuid, setgid or with file capabilities: every SPYRT_ variable is "
+				"ignored; the profile is gmon.out in the current directory, written with the "
+				"rights of uid %u",
+				(unsigned)spy_caller.uid);
+			break;
+		}
+	return none;
 }
 
 int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked)

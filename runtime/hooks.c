@@ -242,10 +242,11 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 		f->func = fi;
 		f->children = 0;
 	}
-	/* the caller's function, from the shadow stack: exact even when the call site is in code
-	 * without hooks; an arc reached from several (qsort's callback) says so. Tested after the
-	 * frame's stores, where fewer registers are live: the rare store needs one of its own. */
-	if (unlikely(a->caller != caller))
+	/* the caller's function: known by the call site's code when that is instrumented (SITED),
+	 * else from the shadow stack: exact when the call site is in code without hooks; an arc
+	 * reached from several (qsort's callback) says so. Tested after the frame's stores, where
+	 * fewer registers are live: the rare store needs one of its own. */
+	if (unlikely(a->caller != caller) && !(a->func & SPY_ARC_SITED))
 		SPY_SET(a->caller, a->count != 1 ? GMON_CALLER_MANY : caller);
 	barrier();
 	SPY_SET(t->depth, n + 1);
@@ -372,6 +373,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	site = f->tail_site;
 	key = lazy ? slot - 1 : slot - 2;
 	ai = spy_arcs_find(&t->arcs, site, self);
+	spy_tail_site_add(site);
 	a = &t->arcs.arc[ai];
 	prev = a->caller;
 	if (n >= t->stack_max) {
@@ -386,9 +388,59 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	else
 		push_frame(t, n, self, site, key, ai, now);
 	/* the arc's caller is the tail caller, which push_frame_as saw only when it stays below */
-	if (a->caller != caller)
+	if (a->caller != caller && !(a->func & SPY_ARC_SITED))
 		a->caller = a->count == 1 || prev == caller ? caller : GMON_CALLER_MANY;
 	return 1;
+}
+
+/* The frame at depth i - 1 and those above it end as returned unseen (frames of __spy_arc's). */
+static void end_above(struct spy_thread *t, uint32_t i)
+{
+	while (t->depth > i)
+		spy_hooks_pop(t, 0, 0);
+}
+
+/* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. The mark under a
+ * program's signal handler (sig-nest.c), keyed as they are, is live while the handler runs: not one. */
+static inline int frame_lazy(const struct spy_frame *f)
+{
+	return (spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY)) && f->self != GMON_CALLER_NONE;
+}
+
+/*
+ * Before a call through arc a at key is pushed: frames of mode arcs that returned unseen, still on
+ * the stack above the call's real caller, end. When the call site is an instrumented function's code
+ * (SPY_ARC_SITED), that function is the caller: the frames of __spy_arc's above its nearest frame
+ * have returned (a callee whose arguments on the stack put its key below a returned sibling's). Else
+ * the call comes from code without hooks (a callback: qsort's comparator, an event loop's handler),
+ * and belongs to the nearest frame really on the stack: a frame of __spy_arc's whose return address
+ * is no longer in its slot has returned. Frames with exit hooks end at their exits, not here.
+ */
+static void end_returned(struct spy_thread *t, const struct spy_arc *a, uint64_t key)
+{
+	uint32_t i = t->depth;
+
+	if (a->func & SPY_ARC_SITED) {
+		while (i && t->stack[i - 1].self != a->caller && frame_lazy(&t->stack[i - 1]))
+			i--;
+		if (i && i < t->depth && t->stack[i - 1].self == a->caller)
+			end_above(t, i);
+		return;
+	}
+	while (i && frame_lazy(&t->stack[i - 1])) {
+		/* a tail call's frames share their slot, which holds the first one's return address */
+		uint32_t j = i;
+		uint64_t slot = key_slot(t->stack[i - 1].sp);
+
+		while (j > 1 && key_slot(t->stack[j - 2].sp) == slot)
+			j--;
+		if (slot <= key || !spy_stack_readable(t, key & ~(uint64_t)7, slot + 8) ||
+		    *(const uint64_t *)(uintptr_t)slot == t->stack[j - 1].call_site)
+			break;
+		i = j - 1;
+	}
+	if (i < t->depth)
+		end_above(t, i);
 }
 
 /* Everything the fast path of __spy_enter leaves to others: attaching the thread, control changes,
@@ -396,7 +448,7 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t self, uint64_t cs,
 						 uint64_t sp)
 {
-	uint32_t n;
+	uint32_t n, ai;
 
 	if (t == &spy_unattached)
 		t = spy_thread_attach();
@@ -419,11 +471,15 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		SPY_SET(t->dropped_frames, t->dropped_frames + 1);
 		goto out;
 	}
+	ai = spy_arcs_find(&t->arcs, cs, self);
+	if (ai) {
+		end_returned(t, &t->arcs.arc[ai], sp);
+		n = t->depth;
+	}
 	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
-		push_frame_as(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self), 0, 0);
+		push_frame_as(t, n, self, cs, sp, ai, 0, 0);
 	else
-		push_frame(t, n, self, cs, sp, spy_arcs_find(&t->arcs, cs, self),
-			   t->timed ? spy_cycles() : 0);
+		push_frame(t, n, self, cs, sp, ai, t->timed ? spy_cycles() : 0);
 out:
 	/* a write is reading the tables: held here, with this call recorded (its count is done) */
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
@@ -435,19 +491,21 @@ out:
 		spy_sig_nest_release();
 }
 
-/* i = the arc from call site cs to s when it is the first of its site, which is the first of its hash
- * chain (the usual case): three dependent loads; else goto miss, where the slow path walks the chains.
+/* i = the arc from call site cs to s when its site is the first of its hash chain (the usual case): three
+ * dependent loads when it is the site's first arc, one more per arc before it (an indirect call's other
+ * callees); else goto miss, where the slow path walks the chains.
  * An empty head or site leads to index 0, the sink, whose pc and callee stay 0: no return address or
  * function has that value, so the compare fails there without a test of its own. A macro, so that a
  * miss is one branch and not a returned 0 tested again. */
-#define FIRST_ARC(a, cs, s, i, miss)                       \
-	do {                                               \
-		(i) = (a)->head[spy_site_hash(cs)];        \
-		if (unlikely((a)->site[(i)].pc != (cs)))   \
-			goto miss;                         \
-		(i) = (a)->site[(i)].arcs;                 \
-		if (unlikely((a)->arc[(i)].callee != (s))) \
-			goto miss;                         \
+#define FIRST_ARC(a, cs, s, i, miss)                          \
+	do {                                                  \
+		(i) = (a)->head[spy_site_hash(cs)];           \
+		if (unlikely((a)->site[(i)].pc != (cs)))      \
+			goto miss;                            \
+		(i) = (a)->site[(i)].arcs;                    \
+		while (unlikely((a)->arc[(i)].callee != (s))) \
+			if (!((i) = (a)->arc[(i)].next))      \
+				goto miss;                    \
 	} while (0)
 
 /*
@@ -465,9 +523,21 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 	/* early: the time stamp's latency overlaps the lookup (which the calibration's hook_in counts) */
 	if (timed)
 		now = spy_cycles();
-	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp))
-		goto slow;
-	FIRST_ARC(a, cs, s, i, slow);
+	if (unlikely(n >= t->stack_max || (t->stack + n)[-1].sp <= sp)) {
+		struct spy_frame *top = t->stack + n - 1;
+
+		/* the callee of the tail call its caller announced (__spy_tail) from this very slot:
+		 * counted from the tail caller at the tail call's site, pushed just below it (tail_enter's
+		 * common case: a caller with exit hooks, room on the stack) */
+		if (top->sp != sp || top->tail != (s | SPY_TAIL_PENDING) || n >= t->stack_max)
+			goto slow;
+		cs = top->tail_site;
+		FIRST_ARC(a, cs, s, i, slow);
+		top->tail = 0;
+		sp -= 2;
+	} else {
+		FIRST_ARC(a, cs, s, i, slow);
+	}
 	if (unlikely(push_frame_as(t, n, s, cs, sp, i, now, timed)))
 		spy_trace_enter(t);
 	return;
@@ -546,11 +616,25 @@ static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa
 	FIRST_ARC(a, cs, s, i, slow);
 	{
 		struct spy_arc *arc = &a->arc[i];
-		struct spy_frame *f = top + 1;
+		struct spy_frame *f;
 
-		/* a new caller of the arc: the slow path says so (push_frame_as) */
-		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY)
+		/* not the arc's caller on top: the callee before it from the same caller returned
+		 * unseen (the common case: it ends here), or the slow path sorts it out (a new caller
+		 * of the arc, frames returned deeper, a callback's frame gone) */
+		if (unlikely(arc->caller != top->self) && arc->caller != GMON_CALLER_MANY) {
+			if (!(arc->func & SPY_ARC_SITED) || n < 2 || top[-1].self != arc->caller ||
+			    !spy_key_lazy(top->sp) || top->tail || top->self == GMON_CALLER_NONE)
+				goto slow;
+			top--;
+			n--;
+		}
+		/* a call from code without hooks under a frame of __spy_arc's that may have returned
+		 * (its return address gone from its slot): the slow path looks */
+		if (unlikely(!(arc->func & SPY_ARC_SITED)) && n && frame_lazy(top) &&
+		    key_slot(top->sp) > key && spy_stack_readable(t, slot, key_slot(top->sp) + 8) &&
+		    *(const uint64_t *)(uintptr_t)key_slot(top->sp) != top->call_site)
 			goto slow;
+		f = top + 1;
 		count_one(&arc->count);
 		/* the dead frames off first, so that a signal handler's sample never reads the
 		 * frame being rewritten */
@@ -687,8 +771,16 @@ static __attribute__((noinline)) void exit_slow(struct spy_thread *t, uint64_t s
 		spy_ctr_stamp(t);
 	if (SPY_GET(t->stale))
 		recording = spy_ctl_sync(t, self, 0);
-	if (t->off.base) /* the top frame ends at now: a switch after that is its caller's */
+	if (t->off.base) { /* the top frame ends at now: a switch after that is its caller's */
+		uint32_t n = t->depth, k = 1;
+
+		/* and the tail callers under it, which end with it */
+		while (lo != sp && k < n && key_slot(t->stack[n - 1 - k].sp) == sp)
+			k++;
+		t->off.ending = k;
 		spy_offcpu_drain(t, now);
+		t->off.ending = 1;
+	}
 	top = &t->stack[t->depth - 1];
 	if ((t->depth && top->self == self && (top->sp == sp || top->sp == lo)) ||
 	    exit_mismatch(t, self, sp, lo, now, recording)) {
@@ -714,10 +806,21 @@ static inline __attribute__((always_inline)) void exit_as(struct spy_thread *t, 
 	struct spy_frame *top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
 
 	/* mode time: a context switch since the last look goes to the slow path (offcpu.c) */
-	if (unlikely(top->self != s || top->sp != sp) || (timed && unlikely(spy_offcpu_pending(t))))
-		exit_slow(t, s, sp, lo, now);
-	else if (unlikely(pop_frame_as(t, now, timed)))
+	if (timed && unlikely(spy_offcpu_pending(t)))
+		goto slow;
+	if (unlikely(top->self != s || top->sp != sp)) {
+		/* the callee of a tail call (ABI 5: key lo), its tail caller below it at the slot: both
+		 * end now (exit_slow's common case: one tail call, no frames abandoned above) */
+		if (top->self != s || top->sp != lo || lo == sp || top[-1].sp != sp || top[-1].tail)
+			goto slow;
+		if (unlikely(pop_frame_as(t, now, timed)))
+			spy_trace_exit(t, now);
+	}
+	if (unlikely(pop_frame_as(t, now, timed)))
 		spy_trace_exit(t, now);
+	return;
+slow:
+	exit_slow(t, s, sp, lo, now);
 }
 
 static inline __attribute__((always_inline)) void exit_hook(uint64_t s, uint64_t sp, uint64_t lo)
@@ -801,8 +904,9 @@ out:
 /*
  * ABI 5: self is about to jump to callee (a tail call) from the frame of return-address slot
  * cfa - 8. Its frame stays, marked, until callee's entry takes it for the tail call (tail_enter),
- * or a later hook finds it gone (a callee without hooks). No time stamp: the callee's entry
- * ends the caller's own time.
+ * or a later hook finds it gone: a callee without hooks returns unseen to self's caller, and its
+ * time, and the calls it makes back into instrumented code, are self's until then (issue 23: as in
+ * mode arcs, where the frame stays too). No time stamp: the callee's entry ends the caller's own time.
  */
 SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 {
@@ -813,23 +917,11 @@ SPY_EXPORT void __spy_tail(void *self, void *callee, void *cfa)
 
 	if (unlikely(SPY_GET(t->held))) {
 		/* the idle thread (count mode), a signal handler's hook inside one */
-		if (t->busy)
-			return;
-		top = t == &spy_unattached ? NULL : t->stack + t->depth - 1;
-		if (spy_hooked(c))
+		if (!t->busy)
 			tail_slow(t, s, c, slot, site);
-		else if (!top || !spy_key_lazy(top->sp))
-			exit_hook(s, slot, slot - 2);
 		return;
 	}
 	top = t->stack + t->depth - 1; /* the sentinel at depth 0 */
-	if (!spy_hooked(c)) {
-		/* to code without hooks, which returns unseen: the call ends here, as before ABI 5; a
-		 * frame of __spy_arc's ends at the next call from its caller */
-		if (!spy_key_lazy(top->sp))
-			exit_hook(s, slot, slot - 2);
-		return;
-	}
 	if (likely(top->self == s && key_slot(top->sp) == slot)) {
 		tail_mark(top, c, site);
 		return;
@@ -888,6 +980,42 @@ static __attribute__((noinline, noipa)) uint64_t calib_hooks(unsigned n)
 	return spy_cycles() - t0;
 }
 
+static __attribute__((noinline, noipa)) void spy_calib_tail_callee(void)
+{
+	barrier();
+}
+
+/* a call of spy_calib_dummy that tail-calls spy_calib_tail_callee, as ABI 5 code makes it: the tail
+ * hook, then the callee's hooks in the tail caller's slot (the fast paths of a tail call); *site gets
+ * the tail caller's call site */
+static __attribute__((noinline, noipa)) uint64_t calib_tail(unsigned n, uint64_t *site)
+{
+	void *ra = __builtin_return_address(0), *cfa = __builtin_dwarf_cfa();
+	uint64_t t0 = spy_cycles();
+
+	for (unsigned i = 0; i < n; i++) {
+		__spy_entry((void *)spy_calib_dummy, ra, cfa);
+		__spy_tail((void *)spy_calib_dummy, (void *)spy_calib_tail_callee, cfa);
+		__spy_entry((void *)spy_calib_tail_callee, ra, cfa);
+		__spy_leave((void *)spy_calib_tail_callee, cfa);
+	}
+	*site = (uint64_t)(uintptr_t)ra;
+	return spy_cycles() - t0;
+}
+
+/* calib_tail's sums so far: the tail caller's self cycles and the tail callee's inclusive ones. */
+static void calib_tail_sums(const struct spy_arcs *a, uint64_t site, uint64_t *caller_self,
+			    uint64_t *callee_incl)
+{
+	uint32_t i = site ? arc_lookup(a, site, (uint64_t)(uintptr_t)spy_calib_dummy) : 0;
+
+	*caller_self = i ? a->arc[i].self : 0;
+	*callee_incl = 0;
+	for (uint32_t k = 1; k < a->narc; k++)
+		if (a->arc[k].callee == (uint64_t)(uintptr_t)spy_calib_tail_callee)
+			*callee_incl += a->arc[k].incl;
+}
+
 /* __spy_arc as sibling calls make it: each call drops the last one's frame, of the same key */
 static __attribute__((noinline, noipa)) uint64_t calib_arc(unsigned n)
 {
@@ -935,7 +1063,8 @@ void spy_hooks_calibrate(void)
 	};
 	struct spy_thread scratch, *saved = spy_tls_thread;
 	uint64_t best = UINT64_MAX, best_empty = UINT64_MAX, best_in = UINT64_MAX, best_tsc = UINT64_MAX;
-	uint64_t best_arc = UINT64_MAX;
+	uint64_t best_arc = UINT64_MAX, best_tail = UINT64_MAX, best_tail_in = UINT64_MAX,
+		 best_tail_callee = UINT64_MAX, tail_site = 0;
 
 	if (spy_mode == SPY_MODE_COUNT)
 		return;
@@ -960,14 +1089,23 @@ void spy_hooks_calibrate(void)
 		uint64_t in0 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0, in1, total, empty, tsc,
 			 arc;
 
+		uint64_t tail, tin0, tin1, tce0, tce1;
+
 		total = calib_hooks(N);
 		in1 = scratch.arcs.narc > 1 ? scratch.arcs.arc[1].self : 0;
 		empty = calib_empty(N);
 		tsc = calib_tsc(N);
 		arc = calib_arc(N);
 		scratch.depth = 0;
+		calib_tail_sums(&scratch.arcs, tail_site, &tin0, &tce0);
+		tail = scratch.timed ? calib_tail(N, &tail_site) : 0;
+		calib_tail_sums(&scratch.arcs, tail_site, &tin1, &tce1);
+		scratch.depth = 0;
 		if (r == 0)
 			continue; /* warm-up: page faults, first insertion */
+		best_tail = tail < best_tail ? tail : best_tail;
+		best_tail_in = tin1 - tin0 < best_tail_in ? tin1 - tin0 : best_tail_in;
+		best_tail_callee = tce1 - tce0 < best_tail_callee ? tce1 - tce0 : best_tail_callee;
 		best = total < best ? total : best;
 		best_empty = empty < best_empty ? empty : best_empty;
 		best_in = in1 - in0 < best_in ? in1 - in0 : best_in;
@@ -979,6 +1117,20 @@ void spy_hooks_calibrate(void)
 	spy_hook_in_mcyc = best_in * 1000 / N;
 	spy_hook_out_mcyc = best * 1000 / N > spy_hook_in_mcyc ? best * 1000 / N - spy_hook_in_mcyc : 0;
 	spy_tsc_read_mcyc = best_tsc * 1000 / N;
+	/*
+	 * A tail call (the caller P calls F, which tail-calls W): spinprof takes a call's hook_in and
+	 * hook_out off F (its call, its call of W), hook_in off W and hook_out off P; what F's and P's
+	 * self times hold beyond that, per tail call, is the tail call's own: F's from its entry's time
+	 * stamp to W's (the tail hook, W's entry), P's the rest of the sequence (W's exit ends both).
+	 */
+	if (scratch.timed && best_tail != UINT64_MAX && best_tail > best_empty) {
+		int64_t seq = (int64_t)((best_tail - best_empty) * 1000 / N);
+		int64_t in = (int64_t)(best_tail_in * 1000 / N),
+			callee = (int64_t)(best_tail_callee * 1000 / N);
+
+		spy_hook_tail_in_mcyc = in - (int64_t)spy_hook_in_mcyc - (int64_t)spy_hook_out_mcyc;
+		spy_hook_tail_out_mcyc = seq - in - callee - (int64_t)spy_hook_out_mcyc;
+	}
 out:
 	spy_tls_set(saved);
 	spy_arcs_release(&scratch.arcs);

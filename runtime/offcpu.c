@@ -195,7 +195,8 @@ uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, ui
  * with the middle of the interval stands any error of the conversion up to half the interval.
  * Inclusive time goes to each function's outermost active frame (as the exit hook adds its
  * inclusive time), self time to the innermost. top_end: when the top frame ends (the exit hook's
- * time stamp), so a switch after it is not its own; UINT64_MAX when no frame ends.
+ * time stamp), so a switch after it is not its own, nor that of the tail callers under it that end
+ * with it (t->off.ending frames in all); UINT64_MAX when no frame ends.
  *
  * The timed frames seen so far stay in the side; only frames entered since are added (once each; the
  * frames of mode=arcs code above the innermost of them are passed again): the interval is held by the
@@ -209,7 +210,7 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	double midd = (double)pair[0] - ((double)pair[1] - ((double)out + (double)in) / 2) * rate;
 	uint64_t mid = midd > 0 ? (uint64_t)midd : 0;
 	struct spy_offside *side = t->off.side;
-	uint32_t k = t->off.nside;
+	uint32_t k = t->off.nside, ending = t->off.ending ? t->off.ending : 1;
 
 	/* these and the arcs' off-CPU times are read by a write while the thread runs (SPY_GET) */
 	if (pre)
@@ -227,7 +228,7 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 
 		if (spy_key_lazy(f->sp))
 			continue;
-		if (f->entry >= mid || (n + 1 == t->depth && top_end <= mid))
+		if (f->entry >= mid || (n + ending >= t->depth && top_end <= mid))
 			break;
 		s->entry = f->entry;
 		s->sp = f->sp;
@@ -238,7 +239,8 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 		s->outer = t->arcs.fstat[f->func].off_pref++ == 0;
 		__atomic_store_n(&t->off.nside, ++k, __ATOMIC_RELEASE);
 	}
-	if (k && side[k - 1].depth + 1 == t->depth && top_end <= mid)
+	/* the frames that ended before it, taken into the side by an earlier switch */
+	while (k && side[k - 1].depth + ending >= t->depth && top_end <= mid)
 		k--;
 	if (k) {
 		struct spy_arcoff *a = arc_off(t, side[k - 1].arc);

@@ -98,7 +98,10 @@ struct spy_arc {
 	uint32_t func;
 };
 #define SPY_ARC_TRACED (1u << 31)
-#define SPY_ARC_FUNC(w) ((w) & ~SPY_ARC_TRACED)
+/* the call site lies in the code of an instrumented function, which is then the arc's caller for good
+ * (codemap.c): the shadow stack's word is not taken for it */
+#define SPY_ARC_SITED (1u << 30)
+#define SPY_ARC_FUNC(w) ((w) & ~(SPY_ARC_TRACED | SPY_ARC_SITED))
 
 /*
  * A timed frame below an interval off the CPU, as offcpu.c saw it (a stack of them, innermost last,
@@ -483,6 +486,7 @@ struct spy_thread {
 		const uint8_t *data; /* its records, size bytes */
 		uint64_t out;        /* CLOCK_MONOTONIC of a switch-out not yet matched, 0 if none */
 		int out_pre;         /* it was a preemption */
+		uint32_t ending;     /* how many top frames end at a drain's top_end (1, or a tail chain) */
 		int on;              /* the thread had a ring: its times are CPU time (kept once closed) */
 		/* the timed frames below the intervals charged so far, nside of them (offcpu.c) */
 		struct spy_offside *side;
@@ -515,6 +519,8 @@ struct spy_thread {
 	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
 	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
 	uint32_t sig_nested;
+	uint32_t stk_scans;                  /* stackmap.c: lookups of the thread's stack mapping made */
+	uint64_t stk_lo, stk_hi;             /* the mapping around its stack pointer, as last looked up */
 	uint32_t parked;                     /* held in a hook while a write reads the tables (spy_freeze) */
 	const struct spy_load_end *loads_at; /* the last move applied to its data (loads.c) */
 	uint64_t freeze_cpu;                 /* 1 + its CPU clock when a freeze found it asleep */
@@ -713,6 +719,31 @@ int spy_arc_hooks_only(void);
 /* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
 int spy_hooked(uint64_t addr);
 
+/* ---- codemap.c, stackmap.c ---- */
+
+/* Modules' code maps (the .eh_frame_hdr search table), under spy_lock at (un)registration. */
+void spy_codemap_add(const void *addr);
+void spy_codemap_drop(const void *addr);
+/* The entry of the function (or split part) of an instrumented module whose code holds pc, or 0. */
+uint64_t spy_codemap_func(uint64_t pc);
+/* [from, to) lies in the mapping of t's stack around from, which may then be read: the mapping as
+ * last looked up, else looked up again (a few times per thread at most). */
+int spy_stack_rescan(struct spy_thread *t, uint64_t from, uint64_t to);
+static inline int spy_stack_readable(struct spy_thread *t, uint64_t from, uint64_t to)
+{
+	if (likely(from >= t->stk_lo && to <= t->stk_hi && from < to))
+		return 1;
+	return spy_stack_rescan(t, from, to);
+}
+
+/* ---- tailsites.c ---- */
+
+/* A tail call's site (the return address of its __spy_tail call), once its arc is made. */
+void spy_tail_site_add(uint64_t site);
+/* The sites so far, sorted, malloc'ed into *sites (NULL when none); 0 or -1 (no memory). */
+int spy_tail_sites(uint64_t **sites, uint64_t *n);
+extern uint64_t spy_tail_sites_lost;
+
 /* ---- modules.c ---- */
 
 struct spy_module {
@@ -773,6 +804,7 @@ static inline int spy_loads_pending(const struct spy_load_end *at)
 struct spy_config {
 	char *out;                  /* SPYRT_OUT, with %p unexpanded */
 	int out_has_pid;            /* SPYRT_OUT contains %p */
+	int out_named;              /* SPYRT_OUT was given (gmon_write_file's GMON_WRITE_NAMED) */
 	uint32_t mode;              /* SPYRT_MODE */
 	uint32_t arcs;              /* SPYRT_ARCS */
 	char *start, *stop;         /* SPYRT_START, SPYRT_STOP */
@@ -803,6 +835,32 @@ void spy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *spy_env_get(char **env, const char *name);
 /* Read and validate the environment; each bad value is one line on stderr and the default. */
 void spy_env_load(struct spy_config *cfg, char **env);
+/* Who ran a program that has rights its user has not (setuid, setgid, file capabilities: the kernel's
+ * AT_SECURE); the profile is written with that user's rights (secure.c). */
+struct spy_caller {
+	int secure;
+	uid_t uid;
+	gid_t gid;
+};
+extern struct spy_caller spy_caller;
+/* The environment the runtime may read: env, or, when secure (AT_SECURE), none at all (as glibc's
+ * gmon ignores GMON_OUT_PREFIX then), which one stderr line says when a SPYRT_ variable was there;
+ * secure also fills spy_caller. */
+char **spy_env_trusted(char **env, int secure);
+
+/* ---- secure.c ---- */
+
+/* The writing thread's rights, kept while it has its caller's. */
+struct spy_rights {
+	int on;
+	uid_t fsuid;
+	gid_t fsgid;
+	uint32_t caps[6]; /* capget's two struct __user_cap_data_struct */
+};
+/* When spy_caller.secure: this thread's file system ids become the caller's and its effective
+ * capabilities none, until spy_as_self(r). 0, or -1 with errno (nothing changed). */
+int spy_as_caller(struct spy_rights *r);
+void spy_as_self(const struct spy_rights *r);
 /* SPYRT_OUT with %p expanded; forked children get ".PID" unless %p is there. */
 int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked);
 
@@ -825,6 +883,8 @@ extern int spy_forked;
 extern uint64_t spy_start_ns, spy_start_mono_ns, spy_start_tsc;
 extern uint64_t spy_calib_cpu_ns; /* CPU time of the start-up calibration: not the program's */
 extern uint64_t spy_hook_out_mcyc, spy_hook_in_mcyc, spy_hook_arc_mcyc, spy_tsc_read_mcyc;
+/* a tail call's hooks beyond a call's, to the tail caller's self time and to its caller's (hooks.c) */
+extern int64_t spy_hook_tail_in_mcyc, spy_hook_tail_out_mcyc;
 extern uint64_t spy_start_addr, spy_stop_addr; /* SPYRT_START/STOP resolved */
 
 void spy_init(void);

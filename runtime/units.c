@@ -214,6 +214,8 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	for (uint32_t i = 0; i < n; i++)
 		if (begin[i].flags & SPY_FUNC_HOOKS)
 			hooked_add((uint64_t)(uintptr_t)begin[i].addr);
+	/* the code map, which names a new arc's caller by its call site */
+	spy_codemap_add(begin[0].addr);
 	/* from here on the function counts in its own slot; other threads may be reading it */
 	for (uint32_t i = 0; i < n; i++)
 		if (begin[i].slot)
@@ -233,6 +235,8 @@ SPY_EXPORT void __spy_unregister_unit(struct spy_func *begin, struct spy_func *e
 		if (!u->closed && u->begin == begin) {
 			/* keep everything: names, slots; the module map says whether it is gone */
 			u->closed = 1;
+			if (u->nfuncs)
+				spy_codemap_drop((const void *)(uintptr_t)u->funcs[0].addr);
 			/* dlclose, or exit: what it recorded moves apart once it is gone (loads.c) */
 			if (u->module != UINT32_MAX)
 				spy_loads_end(u->module);

@@ -475,6 +475,10 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		h->hook_in_mcyc = 0;
 	}
 	h->tsc_read_mcyc = spy_tsc_read_mcyc;
+	if (h->mode == SPY_MODE_TIME) {
+		h->hook_tail_in_mcyc = spy_hook_tail_in_mcyc;
+		h->hook_tail_out_mcyc = spy_hook_tail_out_mcyc;
+	}
 	h->slots_lost = spy_slots_lost;
 	h->unregistered = counts[0];
 	h->error = strdup(spy_first_error);
@@ -633,7 +637,18 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		rc = -1;
 	p->sampling = spy_samp_totals();
 
-	p->counters = calloc(12, sizeof(*p->counters));
+	/* the tail calls' sites, but the calibration's own (in the runtime) */
+	if (spy_tail_sites(&p->tail_sites, &p->ntail_sites)) {
+		rc = -1;
+	} else {
+		uint64_t o = 0;
+
+		for (uint64_t i = 0; i < p->ntail_sites; i++)
+			if (!spy_in_runtime(p->tail_sites[i]))
+				p->tail_sites[o++] = p->tail_sites[i];
+		p->ntail_sites = o;
+	}
+	p->counters = calloc(13, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -644,6 +659,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		add_counter(p, "thread_counts_omitted", !with_counts);
 		add_counter(p, "threads_without_tables", spy_idle_thread.dropped_frames);
 		add_counter(p, "threads_folded", spy_folded_threads);
+		if (spy_tail_sites_lost)
+			add_counter(p, "tail_sites_lost", spy_tail_sites_lost);
 		if (h->flags & GMON_HDR_SIGNAL) {
 			add_counter(p, "signal", spy_end_signal);
 			add_counter(p, "signal_pc", spy_end_pc);
@@ -698,18 +715,32 @@ static void report_losses(const struct gmon_profile *p)
  * The file, with SIGXFSZ blocked on this thread (the kernel sends it to the writing thread): past a
  * file-size limit the write fails with EFBIG, one line and no file left, instead of killing the
  * program. A SIGXFSZ this write raised is taken off again; one the program already had stays.
+ * A setuid program's is written with its caller's rights (secure.c), with every signal blocked
+ * meanwhile, so that no handler of the program runs with those rights.
  */
-static int write_quietly(const char *path, const void *buf, size_t len, char *err, size_t errsz)
+static int write_quietly(const char *path, const void *buf, size_t len, unsigned flags, char *err,
+			 size_t errsz)
 {
-	sigset_t xfsz, old, pending;
+	sigset_t xfsz, block, old, pending;
+	struct spy_rights rights;
 	int had = 0, rc;
 
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	block = xfsz;
+	if (spy_caller.secure)
+		sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	if (!sigpending(&pending))
 		had = sigismember(&pending, SIGXFSZ);
-	rc = gmon_write_file(path, buf, len, err, errsz);
+	if (spy_as_caller(&rights)) {
+		snprintf(err, errsz, "cannot take the rights of uid %u to write it: %s",
+			 (unsigned)spy_caller.uid, strerror(errno));
+		rc = -1;
+	} else {
+		rc = gmon_write_file(path, buf, len, flags, err, errsz);
+		spy_as_self(&rights);
+	}
 	if (!had && !sigpending(&pending) && sigismember(&pending, SIGXFSZ)) {
 		struct timespec zero = { 0, 0 };
 
@@ -738,6 +769,8 @@ static int write_profile(const char *path, int final)
 	struct spy_thread *me = spy_tls_thread;
 	struct gmon_profile p;
 	int real = me != &spy_idle_thread && me != &spy_unattached;
+	/* spy_dump(path) and SPYRT_OUT name the path: what the user put there may be written into */
+	unsigned flags = path || spy_cfg.out_named ? GMON_WRITE_NAMED : 0;
 	char pbuf[PATH_MAX], err[512];
 	uint64_t open_frames = 0, hz;
 	uint32_t tsc_flags = 0;
@@ -811,7 +844,7 @@ static int write_profile(const char *path, int final)
 		return -1;
 	}
 	gmon_profile_release(&p);
-	rc = write_quietly(path, buf, len, err, sizeof(err));
+	rc = write_quietly(path, buf, len, flags, err, sizeof(err));
 	free(buf);
 	if (rc)
 		spy_warn("spy: cannot write profile '%s': %s", path, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "argfile.h"
 #include "linkmap.h"
 #include "nodes.h"
@@ -179,7 +180,7 @@ static long num_arg(const char *opt, const char *arg, long lo)
 	char *end;
 	long v = strtol(arg, &end, 10);
 	if (!arg[0] || *end || v < lo || v > 1000000000L) {
-		fprintf(stderr, "spinprof: %s %s: not a number from %ld\n", opt, arg, lo);
+		esc_msg("spinprof: %s %s: not a number from %ld\n", opt, arg, lo);
 		return -1;
 	}
 	return v;
@@ -218,7 +219,7 @@ static int finish_output(FILE *f, const char *out, int rc)
 	if (rc < 0)
 		return 2;
 	if (err) {
-		fprintf(stderr, "spinprof: %s: write error\n", out ? out : "standard output");
+		esc_msg("spinprof: %s: write error\n", out ? out : "standard output");
 		return 2;
 	}
 	return 0;
@@ -231,8 +232,7 @@ static int diff_read(struct df_run *run, char **ops, int nops, int *i, const str
 	run->prog = NULL;
 	if (symtab_is_elf(ops[*i])) {
 		if (*i + 1 >= nops) {
-			fprintf(stderr, "spinprof: %s: --diff: a program needs its gmon.out after it\n",
-				ops[*i]);
+			esc_msg("spinprof: %s: --diff: a program needs its gmon.out after it\n", ops[*i]);
 			return -1;
 		}
 		run->prog = ops[*i];
@@ -275,12 +275,12 @@ static int diff_main(char **ops, int nops, const char *out, struct read_opts *o,
 			graph_analyse(&p[k]);
 	}
 	if (rc == 0 && i < nops) {
-		fprintf(stderr, "spinprof: %s: --diff compares two runs; this is a third\n", ops[i]);
+		esc_msg("spinprof: %s: --diff compares two runs; this is a third\n", ops[i]);
 		rc = -1;
 	}
 	FILE *f = stdout;
 	if (rc == 0 && out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+		esc_msg("spinprof: %s: cannot write: %m\n", out);
 		f = stdout;
 		rc = -1;
 	}
@@ -323,7 +323,7 @@ enum style {
 	STYLE_FILE_ORDER = 1u << 6,
 };
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	argfile_expand(&argc, &argv); /* gprof's @FILE */
 	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
@@ -514,8 +514,7 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
-				fprintf(stderr,
-					"spinprof: -O %s: not a profile format spinprof reads (auto, magic)\n",
+				esc_msg("spinprof: -O %s: not a profile format spinprof reads (auto, magic)\n",
 					optarg);
 				return usage_exit(&specs);
 			}
@@ -566,8 +565,7 @@ int main(int argc, char **argv)
 			so.cutoff = strtod(optarg, &end);
 			if (!optarg[0] || strspn(optarg, "0123456789.") != strlen(optarg) || *end ||
 			    !isfinite(so.cutoff) || so.cutoff > 100) {
-				fprintf(stderr, "spinprof: --cutoff=%s: not a percentage from 0 to 100\n",
-					optarg);
+				esc_msg("spinprof: --cutoff=%s: not a percentage from 0 to 100\n", optarg);
 				return usage_exit(&specs);
 			}
 			cutoff_given = 1;
@@ -578,11 +576,12 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (!(format = out_find(optarg))) {
-				fprintf(stderr, "spinprof: --format=%s: no such format; they are: text",
-					optarg);
+				char names[256] = "text";
 				for (const struct out_format *fm = out_formats; fm->name; fm++)
-					fprintf(stderr, ", %s", fm->name);
-				fputs("\n", stderr);
+					snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
+						 fm->name);
+				esc_msg("spinprof: --format=%s: no such format; they are: %s\n", optarg,
+					names);
 				return usage_exit(&specs);
 			}
 			break;
@@ -643,8 +642,7 @@ int main(int argc, char **argv)
 	if (diff) {
 		symspecs_release(&specs);
 		if (not_diff[0]) {
-			fprintf(stderr, "spinprof: --diff compares two runs: %s does not go with it\n",
-				not_diff);
+			esc_msg("spinprof: --diff compares two runs: %s does not go with it\n", not_diff);
 			return 2;
 		}
 		return diff_main(ops, nops, out, &o, &po);
@@ -652,19 +650,17 @@ int main(int argc, char **argv)
 	if (dump) {
 		symspecs_release(&specs);
 		if (format) {
-			fprintf(stderr,
-				"spinprof: --dump prints no report: --format=%s does not go with it\n",
+			esc_msg("spinprof: --dump prints no report: --format=%s does not go with it\n",
 				format->name);
 			return 2;
 		}
 		if (report_opt[0]) {
-			fprintf(stderr, "spinprof: --dump prints no report: %s does not go with it\n",
-				report_opt);
+			esc_msg("spinprof: --dump prints no report: %s does not go with it\n", report_opt);
 			return 2;
 		}
 		FILE *f = stdout;
 		if (out && !(f = fopen(out, "w"))) {
-			fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+			esc_msg("spinprof: %s: cannot write: %m\n", out);
 			return 2;
 		}
 		return finish_output(f, out, nops > 0 ? dump_spy(f, ops, nops) : dump_spy(f, dflt, 1));
@@ -695,7 +691,7 @@ int main(int argc, char **argv)
 	if (map_path) {
 		char err[256];
 		if (linkmap_read(&map, map_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", map_path, err);
+			esc_msg("spinprof: %s: %s\n", map_path, err);
 			linkmap_release(&map);
 			symspecs_release(&specs);
 			return 2;
@@ -711,8 +707,7 @@ int main(int argc, char **argv)
 		}
 		rc = read_gnu(&p, prog, profs, nprofs, &o);
 	} else if (o.ext_syms) {
-		fprintf(stderr,
-			"spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
+		esc_msg("spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
 			"its functions\n",
 			profs[0]);
 		rc = -1;
@@ -743,7 +738,7 @@ int main(int argc, char **argv)
 	graph_analyse(&p);
 	FILE *f = stdout;
 	if (out && !(f = fopen(out, "w"))) {
-		fprintf(stderr, "spinprof: %s: cannot write: %m\n", out);
+		esc_msg("spinprof: %s: cannot write: %m\n", out);
 		prof_release(&p);
 		linkmap_release(&map);
 		symspec_copies_release(&copies);
@@ -773,8 +768,7 @@ int main(int argc, char **argv)
 	} else if (so.sections) {
 		/* the Spy report alone */
 		if (p.kind != PROF_SPY) {
-			fprintf(stderr, "spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n",
-				so.what);
+			esc_msg("spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n", so.what);
 			rc = -1;
 		} else {
 			rc = print_spy(f, &p, &so);
@@ -818,6 +812,14 @@ int main(int argc, char **argv)
 	linkmap_release(&map);
 	symspec_copies_release(&copies);
 	return finish_output(f, out, rc);
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+
+	esc_release(); /* the escaped strings the report and its messages used */
+	return rc;
 }
 
 /* Under LeakSanitizer: libbfd keeps one allocation of bfd_find_nearest_line's past bfd_close,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out.h"
 
 /* Names are written once, then by number ("name compression"): function ids, and file ids (one per
@@ -19,7 +20,7 @@ struct cg_ids {
 
 static uint64_t cg_cost(double v)
 {
-	return v > 0 ? (uint64_t)(v + 0.5) : 0; /* costs are integers */
+	return prof_u64(v + 0.5); /* costs are integers */
 }
 
 static const char *cg_file(const struct prof_func *f)
@@ -64,7 +65,7 @@ static void cg_put_file(FILE *out, struct cg_ids *ids, const char *key, const st
 		return;
 	}
 	ids->written[id] = 1;
-	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, id, cg_file(&p->items[i]));
+	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, id, esc_text(cg_file(&p->items[i])));
 }
 
 static void cg_put_fn(FILE *out, struct cg_ids *ids, const char *key, const struct prof *p, uint32_t i)
@@ -74,7 +75,7 @@ static void cg_put_fn(FILE *out, struct cg_ids *ids, const char *key, const stru
 		return;
 	}
 	ids->fn[i] = ++ids->next_fn;
-	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, ids->fn[i], p->items[i].name);
+	fprintf(out, "%s=(%" PRIu32 ") %s\n", key, ids->fn[i], esc_text(p->items[i].name));
 }
 
 static int cg_shown(const struct prof *p, const struct prof_func *f, unsigned flags)
@@ -111,10 +112,10 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 	if (p->kind == PROF_SPY) {
 		fprintf(out, "pid: %" PRIu32 "\ncmd:", p->spy.hdr.pid);
 		for (uint32_t i = 0; i < p->spy.hdr.argc; i++)
-			fprintf(out, " %s", p->spy.hdr.argv[i]);
+			fprintf(out, " %s", esc_text(p->spy.hdr.argv[i]));
 		fputs("\n", out);
 	} else {
-		fprintf(out, "cmd: %s\n", o->what);
+		fprintf(out, "cmd: %s\n", esc_text(o->what));
 	}
 	fputs("positions: line\n", out);
 	if (timed) {
@@ -127,8 +128,7 @@ int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
 			fputs("event: OffCPU : cycles off the CPU\n", out);
 		for (uint32_t k = 0; k < nc; k++) {
 			fprintf(out, "event: %s : ", cg_event(p->ctr_names[k]));
-			for (const char *c = p->ctr_names[k]; *c; c++) /* a file's string: no line breaks */
-				fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+			esc_put(out, p->ctr_names[k], ESC_TEXT);
 			fputs(" (SPYRT_COUNTERS)\n", out);
 		}
 		fprintf(out, "events: %s%s", p->measured ? "Cycles" : "Ticks", off ? " OffCPU" : "");

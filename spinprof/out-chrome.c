@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out.h"
 #include "samples.h"
 
@@ -44,17 +45,11 @@ static uint32_t ct_child(struct ct_tree *t, uint32_t parent, uint32_t proc)
 	return i;
 }
 
+/* A JSON string (esc.h's ESC_JSON); "" for NULL. */
 static void json_str(FILE *f, const char *s)
 {
 	putc('"', f);
-	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			putc(*c, f);
-	}
+	esc_put(f, s ? s : "", ESC_JSON);
 	putc('"', f);
 }
 
@@ -87,7 +82,7 @@ static void thread_meta(FILE *f, int *first, const struct gmon_profile *g, uint3
 	if (!name || !name[0])
 		snprintf(buf, sizeof(buf), "thread %u", tid);
 	else if (shared)
-		snprintf(buf, sizeof(buf), "%.40s %u", name, tid);
+		snprintf(buf, sizeof(buf), "%.*s %u", (int)esc_text_fit(name, 40), name, tid);
 	if (!name || !name[0] || shared)
 		name = buf;
 	meta(f, first, "thread_name", pid, tid, name);
@@ -284,8 +279,7 @@ int out_chrome(FILE *f, struct prof *p, const struct out_opts *o)
 {
 	int sampled = sp_has_samples(p);
 	if (p->kind != PROF_SPY || (!sampled && !p->measured)) {
-		fprintf(stderr,
-			"spinprof: %s: --format=chrome needs a spy profile with samples or measured times\n",
+		esc_msg("spinprof: %s: --format=chrome needs a spy profile with samples or measured times\n",
 			o->what);
 		return -1;
 	}

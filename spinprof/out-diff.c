@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out-diff.h"
 
 /* One function of one run, or all of a run's functions of one name (static functions of several
@@ -77,6 +78,16 @@ static int df_by_change(const void *a, const void *b)
 
 /* The header lines of one run, as label and value. */
 #define DF_NHDR 9
+/* A string of the file as a value of the header's table: its text form, cut whole at 127 bytes. */
+static void df_val(char *val, const char *raw)
+{
+	const char *t = esc_text(raw);
+	size_t n = esc_cut(t, 127);
+
+	memcpy(val, t, n);
+	val[n] = '\0';
+}
+
 static void df_header(const struct df_run *run, char val[DF_NHDR][128])
 {
 	const struct prof *p = run->p;
@@ -89,22 +100,27 @@ static void df_header(const struct df_run *run, char val[DF_NHDR][128])
 		calls += p->items[i].ncalls + p->items[i].self_calls;
 		nfun += p->items[i].ncalls + p->items[i].self_calls > 0;
 	}
-	snprintf(val[0], 128, "%s", run->path);
+	df_val(val[0], run->path);
 	if (p->kind == PROF_GNU) {
 		snprintf(val[1], 128, "gcc -pg (glibc gmon.out)");
-		snprintf(val[2], 128, "%s", run->prog ? run->prog : "?");
+		df_val(val[2], run->prog ? run->prog : "?");
 		snprintf(val[3], 128, "-");
 		snprintf(val[4], 128, "-");
 	} else {
 		const struct gmon_header *h = &p->spy.hdr;
-		size_t k = 0;
+		size_t len = 1;
 
 		snprintf(val[1], 128, "spy, mode %s", gmon_mode_name(h->mode));
-		val[2][0] = 0;
-		for (uint32_t i = 0; i < h->argc && k + 1 < 128; i++)
-			k += (size_t)snprintf(val[2] + k, 128 - k, "%s%s", i ? " " : "", h->argv[i]);
+		for (uint32_t i = 0; i < h->argc; i++)
+			len += strlen(h->argv[i]) + 1;
+		char *cmd = xmalloc(len);
+		cmd[0] = '\0';
+		for (uint32_t i = 0, k = 0; i < h->argc; i++)
+			k += (uint32_t)sprintf(cmd + k, "%s%s", i ? " " : "", h->argv[i]);
+		df_val(val[2], cmd);
+		free(cmd);
 		snprintf(val[3], 128, "%" PRIu32, h->pid);
-		snprintf(val[4], 128, "%.6f s", p->duration_s);
+		snprintf(val[4], 128, p->duration_bad ? "unknown" : "%.6f s", p->duration_s);
 	}
 	if (out_has_times(p))
 		snprintf(val[5], 128, "%.6f s (%.0f %s)", all / p->hz, all, out_unit(p));
@@ -190,7 +206,8 @@ int diff_write(FILE *f, const struct df_run *old, const struct df_run *new, unsi
 	}
 	qsort(l, nl, sizeof(*l), df_by_change);
 
-	fprintf(f, "spinprof --diff: %s (old) against %s (new)\n\n", old->path, new->path);
+	fprintf(f, "spinprof --diff: %s (old) against %s (new)\n\n", esc_text(old->path),
+		esc_text(new->path));
 	df_side_by_side(f, old, new);
 	fprintf(f, "\nper function, matched by name, the largest change first (of total time, then self "
 		   "time, then calls);\n"
@@ -213,7 +230,7 @@ int diff_write(FILE *f, const struct df_run *old, const struct df_run *new, unsi
 		}
 		df_ratio(ratio, sizeof(ratio), (double)x->r[0].calls, (double)x->r[1].calls);
 		fprintf(f, " %+12" PRId64 " %7s  %s\n", (int64_t)(x->r[1].calls - x->r[0].calls), ratio,
-			x->name);
+			esc_text(x->name));
 	}
 	free(l);
 	free(r[0]);

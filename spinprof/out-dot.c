@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "esc.h"
 #include "out.h"
 
 /* The weight of everything, the 100 %: all self time, or, without times, all entries. */
@@ -24,6 +25,7 @@ static double dot_all(const struct prof *p, int timed)
  * cold, as gprof2dot's temperature map. */
 static void dot_colour(char buf[8], double w)
 {
+	w = w > 0 ? (w < 1 ? w : 1) : 0; /* NaN too */
 	double h = (1 - w) * 240 / 60, s = 0.85, v = 0.55 + 0.4 * w;
 	int hi = (int)h;
 	double c = v * s, x = c * (1 - fabs(h - 2 * (hi / 2) - 1)), m = v - c, r, g, b;
@@ -35,14 +37,10 @@ static void dot_colour(char buf[8], double w)
 		 (int)((b + m) * 255 + 0.5));
 }
 
-/* s as the inside of a dot string: quotes and backslashes escaped. */
+/* s as the inside of a dot string (esc.h's ESC_DOT). */
 static void dot_str(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
+	esc_put(out, s, ESC_DOT);
 }
 
 int out_dot(FILE *out, struct prof *p, const struct out_opts *o)

@@ -1,6 +1,7 @@
 /* spinprof --dump: spy profiles as text, one fact a line (docs/FORMAT.md, "Text dump"), by the same
  * code as the test tool common/gmon-dump.c, compiled in here (the Makefile builds spinprof from the C
  * files of spinprof/; this file's own name keeps the include apart). */
+#include "esc.h"
 #include "../common/gmon-dump.c"
 
 #include "out-dump.h"
@@ -11,7 +12,7 @@ int dump_spy(FILE *f, char **paths, int n)
 
 	for (int i = 0; i < n; i++)
 		if (gmon_dump_file(f, paths[i], err, sizeof(err))) {
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			esc_msg("spinprof: %s: %s\n", paths[i], err);
 			return -1;
 		}
 	return 0;

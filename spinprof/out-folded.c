@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out-folded.h"
 
 /* the comparator's data (ties go by the stacks' order, so the sort is stable) */
@@ -100,7 +101,7 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!m->sampled)
-			fo->stacks[i].w = fo->stacks[i].w > 0 ? (double)(uint64_t)(fo->stacks[i].w + 0.5) : 0;
+			fo->stacks[i].w = (double)prof_u64(fo->stacks[i].w + 0.5);
 		if (fo->stacks[i].w > 0) {
 			fo->total += fo->stacks[i].w;
 			fo->stacks[kept++] = fo->stacks[i];
@@ -115,7 +116,7 @@ int fold_build_or_say(struct fold *fo, struct prof *p, const struct out_opts *o)
 	const char *why;
 	if (fold_build(fo, p, o, &why) == 0)
 		return 0;
-	fprintf(stderr, "spinprof: %s: no stacks: %s\n", o->what, why);
+	esc_msg("spinprof: %s: no stacks: %s\n", o->what, why);
 	return -1;
 }
 
@@ -151,8 +152,7 @@ int out_folded(FILE *f, struct prof *p, const struct out_opts *o)
 			if (d)
 				putc(';', f);
 			/* a ';' inside a name would split the frame: the tools read none */
-			for (const char *c = fo.names[s->at + d]; *c; c++)
-				putc(*c == ';' ? ':' : *c, f);
+			esc_put(f, fo.names[s->at + d], ESC_FOLDED);
 		}
 		putc(' ', f);
 		fold_print_w(f, s->w);

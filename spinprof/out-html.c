@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dom.h"
+#include "esc.h"
 #include "nodes.h"
 #include "out-svg.h"
 
@@ -35,7 +36,7 @@ static void fn_link(FILE *f, const struct prof *p, uint32_t k)
 	const struct prof_func *fn = &p->items[k];
 	fprintf(f, "<a class=\"fn\" href=\"#cg-%u\" data-k=\"%u\">", k, k);
 	if (fn->name)
-		svg_escape(f, fn->name);
+		esc_put(f, fn->name, ESC_XML);
 	else
 		fprintf(f, "&lt;cycle %d as a whole&gt;", fn->cyc);
 	fputs("</a>", f);
@@ -121,16 +122,19 @@ static void graph(FILE *f, const struct prof *p, unsigned flags)
 		if (!listed(p, fn, flags))
 			continue;
 		fprintf(f, "<div class=\"cg\" id=\"cg-%u\" data-name=\"", k);
-		svg_escape(f, fn->name);
+		esc_put(f, fn->name, ESC_XML);
 		fputs("\"><h3>", f);
-		svg_escape(f, fn->name);
+		esc_put(f, fn->name, ESC_XML);
 		fprintf(f, "</h3><p>%llu call%s", (unsigned long long)fn->ncalls, fn->ncalls == 1 ? "" : "s");
 		if (fn->self_calls)
 			fprintf(f, " and %llu from itself", (unsigned long long)fn->self_calls);
 		if (fn->cyc)
 			fprintf(f, "; on cycle %d", fn->cyc);
-		if (fn->file)
-			fprintf(f, "; %s:%u", fn->file, fn->line);
+		if (fn->file) {
+			fputs("; ", f);
+			esc_put(f, fn->file, ESC_XML);
+			fprintf(f, ":%u", fn->line);
+		}
 		fputs("</p>\n", f);
 		arcs_list(f, p, fn, 1);
 		arcs_list(f, p, fn, 0);
@@ -169,13 +173,13 @@ static void spy_tree(FILE *f, const struct fold *fo, const struct out_opts *o)
 			kids && row->depth < 2 ? " open" : "");
 		fprintf(f, " data-depth=\"%u\" data-self=\"%.17g\" data-total=\"%.17g\" data-name=\"",
 			row->depth, pr->self, pr->total);
-		svg_escape(f, pr->name);
+		esc_put(f, pr->name, ESC_XML);
 		fputs(kids ? "\"><summary>" : "\">", f);
 		if (100 * pr->self / grand >= 1)
 			fputs("*", f); /* heavy, as the report marks it */
 		if (row->indirect)
 			fputs("~", f);
-		svg_escape(f, pr->name);
+		esc_put(f, pr->name, ESC_XML);
 		fprintf(f, " (%u ref%s) = %.0f, %.0f", pr->refs, pr->refs == 1 ? "" : "s", pr->self, callees);
 		if (100 * pr->self / grand >= 1)
 			fprintf(f, " (%.1f%%)", 100 * pr->self / grand);
@@ -215,9 +219,9 @@ static void paths(FILE *f, const struct fold *fo, const struct out_opts *o)
 			continue;
 		}
 		fprintf(f, "<details%s data-name=\"", b->depth < 3 ? " open" : "");
-		svg_escape(f, b->name);
+		esc_put(f, b->name, ESC_XML);
 		fputs("\"><summary>", f);
-		svg_escape(f, b->name);
+		esc_put(f, b->name, ESC_XML);
 		fputs(" <span class=\"n\">", f);
 		fold_print_w(f, b->w);
 		fprintf(f, "</span> (%.2f%%)</summary>\n", fo->total > 0 ? 100 * b->w / fo->total : 0.0);
@@ -351,7 +355,7 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 	const char *why = NULL;
 	int stacks = fold_build(&fo, p, o, &why) == 0;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
-	svg_escape(f, o->what);
+	esc_put(f, o->what, ESC_XML);
 	fputs(" — spinprof</title>\n<style>\n"
 	      "body { font-family: sans-serif; margin: 1em 2em; }\n"
 	      "nav a { margin-right: 1em; }\n"
@@ -369,7 +373,7 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 	      "svg { max-width: 100%; height: auto; }\n"
 	      "</style>\n</head>\n<body>\n<h1>",
 	      f);
-	svg_escape(f, o->what);
+	esc_put(f, o->what, ESC_XML);
 	fputs("</h1>\n<nav><a href=\"#flame\">Flame graph</a><a href=\"#flat\">Flat profile</a>"
 	      "<a href=\"#graph\">Call graph</a><a href=\"#tree\">Spy tree</a><a href=\"#paths\">Call paths</a></nav>\n"
 	      "<h2 id=\"flame\">Flame graph</h2>\n",
@@ -381,7 +385,7 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 		svg_flame(f, &fo, "Flame graph", SVG_INLINE);
 	} else {
 		fputs("<p>No flame graph: ", f);
-		svg_escape(f, why);
+		esc_put(f, why, ESC_XML);
 		fputs(".</p>\n", f);
 	}
 	flat(f, p, o->flags);

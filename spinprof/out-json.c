@@ -5,15 +5,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "esc.h"
 #include "nodes.h"
 #include "out.h"
 #include "samples.h"
 
 #define JSON_SCHEMA 1
 
-/* A JSON string: quotes, backslashes and control characters escaped; bytes from 0x80 up are
- * passed through when they form UTF-8 sequences, others written as \u00XX (Latin-1) so the text
- * stays valid JSON. */
+/* A JSON string (esc.h's ESC_JSON), or null. */
 static void js_str(FILE *out, const char *s)
 {
 	if (!s) {
@@ -21,20 +20,7 @@ static void js_str(FILE *out, const char *s)
 		return;
 	}
 	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		int n = *c >= 0xf5 ? 0 : *c >= 0xf0 ? 3 : *c >= 0xe0 ? 2 : *c >= 0xc2 ? 1 : 0, k = 0;
-
-		while (k < n && (c[k + 1] & 0xc0) == 0x80)
-			k++;
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f || (*c >= 0x80 && (!n || k < n)))
-			fprintf(out, "\\u%04x", *c); /* a control, or a byte of no UTF-8 sequence */
-		else {
-			fwrite(c, 1, (size_t)n + 1, out);
-			c += n;
-		}
-	}
+	esc_put(out, s, ESC_JSON);
 	fputc('"', out);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "esc.h"
 #include "out.h"
 #include "profile.pb-c.h"
 #include "samples.h"
@@ -62,8 +63,11 @@ struct pp {
 	const char *vtype[NVAL_MAX], *vunit[NVAL_MAX];
 };
 
+/* Strings go in as esc.h's text form: profile.proto's strings must be UTF-8 for pprof's tools, and
+ * they show them on a terminal. */
 static void str_use(struct pp *x, const char *s)
 {
+	s = esc_text(s);
 	if (!s || !s[0])
 		return;
 	GROW(x->strs, x->nstrs, x->strs_alloc);
@@ -78,6 +82,7 @@ static int str_cmp(const void *a, const void *b)
 /* The index of s in the string table: [0] is "", then x->strs. */
 static int64_t str_id(const struct pp *x, const char *s)
 {
+	s = esc_text(s);
 	if (!s || !s[0])
 		return 0;
 	const char **at = bsearch(&s, x->strs, x->nstrs, sizeof(*x->strs), str_cmp);
@@ -205,8 +210,8 @@ static void from_arcs(struct pp *x)
 		s->v[0] = (int64_t)a->count;
 		if (p->measured) {
 			double w = a->m_self * in[a->child];
-			s->v[1] = (int64_t)(w + 0.5);
-			s->v[2] = (int64_t)(w * ns + 0.5);
+			s->v[1] = prof_i64(w + 0.5);
+			s->v[2] = prof_i64(w * ns + 0.5);
 			rest[a->child] -= w;
 		}
 	}
@@ -214,13 +219,13 @@ static void from_arcs(struct pp *x)
 		const struct prof_func *f = &p->items[i];
 		uint64_t calls = p->no_arcs ? f->count : f->spont;
 		double w = rest[i] > 0 ? rest[i] : 0;
-		if (calls || (int64_t)(w + 0.5)) {
+		if (calls || prof_i64(w + 0.5)) {
 			size_t loc0 = x->nlocs;
 			add_loc(x, 0, (uint32_t)i, f->line);
 			struct pp_sample *s = add_sample(x, loc0);
 			s->v[0] = (int64_t)calls;
-			s->v[1] = (int64_t)(w + 0.5);
-			s->v[2] = (int64_t)(w * ns + 0.5);
+			s->v[1] = prof_i64(w + 0.5);
+			s->v[2] = prof_i64(w * ns + 0.5);
 		}
 	}
 	free(rest);
@@ -358,11 +363,11 @@ int out_pprof(FILE *f, struct prof *p, const struct out_opts *o)
 		period.type = vt[1].type;
 		period.unit = vt[1].unit;
 		pr.period_type = &period;
-		pr.period = (int64_t)(1e9 / (double)g->sampling->hz);
+		pr.period = prof_i64(1e9 / (double)g->sampling->hz);
 	}
 	if (p->kind == PROF_SPY) {
 		pr.time_nanos = (int64_t)g->hdr.start_ns;
-		pr.duration_nanos = (int64_t)(p->duration_s * 1e9);
+		pr.duration_nanos = prof_i64(p->duration_s * 1e9);
 	}
 	int64_t comment = str_id(&x, tool);
 	pr.n_comment = 1;
@@ -478,7 +483,7 @@ int out_pprof(FILE *f, struct prof *p, const struct out_opts *o)
 	perftools__profiles__profile__pack(&pr, buf);
 	int rc = write_gzip(f, buf, len);
 	if (rc < 0)
-		fprintf(stderr, "spinprof: %s: cannot compress the pprof profile\n", o->what);
+		esc_msg("spinprof: %s: cannot compress the pprof profile\n", o->what);
 
 	free(buf);
 	free(ss);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "out-svg.h"
 
 #define SVG_WIDTH 1200
@@ -16,51 +17,6 @@
 #define SVG_MIN_PX 0.1 /* narrower boxes are left out */
 #define SVG_FONT 12
 #define SVG_CHAR_W 7.08 /* a character's width at SVG_FONT, for the labels that fit */
-
-/* The length of the UTF-8 sequence at s, or 0 when it is not one (XML takes no broken UTF-8). */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] < 0x80           ? 1 :
-		(s[0] & 0xe0) == 0xc0 ? 2 :
-		(s[0] & 0xf0) == 0xe0 ? 3 :
-		(s[0] & 0xf8) == 0xf0 ? 4 :
-					0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-void svg_escape(FILE *f, const char *s)
-{
-	while (*s) {
-		int n = utf8_len((const unsigned char *)s);
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			/* control characters and broken UTF-8 are not XML */
-			if (n == 0 || (n == 1 && (unsigned char)*s < 0x20))
-				putc('?', f);
-			else
-				fwrite(s, 1, (size_t)n, f);
-		}
-		s += n ? n : 1;
-	}
-}
 
 /* A name's hash, for the colour's variation within its module's palette. */
 static unsigned name_hash(const char *s)
@@ -120,22 +76,20 @@ static void colour(FILE *f, const struct fold *fo, const struct box *b)
 		c[4] + (int)(c[5] * v3));
 }
 
-/* The label that fits in w pixels: the name, or its start and "..", or nothing. */
+/* The label that fits in w pixels: the name, or its start and "..", or nothing; counted in the
+ * characters of its text form (esc.h), which is what XML shows of it. */
 static void label(FILE *f, const char *name, double w)
 {
-	size_t fit = (size_t)(w / SVG_CHAR_W), len = strlen(name);
+	size_t fit = (size_t)prof_u64(w / SVG_CHAR_W), len = strlen(name);
 	if (fit < 3)
 		return;
-	if (len <= fit) {
-		svg_escape(f, name);
+	if (esc_text_fit(name, fit) == len) {
+		esc_put(f, name, ESC_XML);
 		return;
 	}
 	char *s = xstrdup(name);
-	size_t cut = fit - 2;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) /* not inside a character */
-		cut--;
-	s[cut] = 0;
-	svg_escape(f, s);
+	s[esc_text_fit(name, fit - 2)] = 0;
+	esc_put(f, s, ESC_XML);
 	fputs("..", f);
 	free(s);
 }
@@ -318,7 +272,7 @@ void svg_flame(FILE *f, const struct fold *fo, const char *title, unsigned flags
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"rgb(238,238,238)\"/>\n",
 		SVG_WIDTH, height);
 	fprintf(f, "<text id=\"fg-title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", SVG_WIDTH / 2);
-	svg_escape(f, title);
+	esc_put(f, title, ESC_XML);
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"fg-unzoom\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n",
 		SVG_PAD);
@@ -344,7 +298,7 @@ void svg_flame(FILE *f, const struct fold *fo, const char *title, unsigned flags
 			"<rect x=\"%.0f\" y=\"36\" width=\"12\" height=\"12\" fill=\"rgb(%d,%d,%d)\"/>"
 			"<text x=\"%.0f\" y=\"46\">",
 			lx, c[0] + c[1] / 2, c[2] + c[3] / 2, c[4] + c[5] / 2, lx + 16);
-		svg_escape(f, base[0] ? base : "?");
+		esc_put(f, base[0] ? base : "?", ESC_XML);
 		fputs("</text>", f);
 		lx += 16 + SVG_CHAR_W * (double)(strlen(base) + 3);
 	}
@@ -359,9 +313,9 @@ void svg_flame(FILE *f, const struct fold *fo, const char *title, unsigned flags
 				 height - SVG_BOTTOM - (int)(b->depth + 1) * SVG_FRAME_H;
 		fprintf(f, "<g%s data-d=\"%u\" data-x=\"%.17g\" data-n=\"%.17g\" data-name=\"",
 			k ? "" : " id=\"fg-root\"", b->depth, b->x, b->w);
-		svg_escape(f, b->name);
+		esc_put(f, b->name, ESC_XML);
 		fputs("\"><title>", f);
-		svg_escape(f, b->name);
+		esc_put(f, b->name, ESC_XML);
 		fputs(" (", f);
 		fold_print_w(f, b->w);
 		fprintf(f, " %s, %.2f%%)</title>", fo->unit, fo->total > 0 ? 100.0 * b->w / fo->total : 0.0);

@@ -25,7 +25,5 @@ struct box {
 struct box *svg_layout(const struct fold *fo, size_t *nboxes, uint32_t *maxdepth);
 /* Draw fo's stacks as a flame graph titled title, with its script (search, zoom, tooltips). */
 void svg_flame(FILE *f, const struct fold *fo, const char *title, unsigned flags);
-/* s as XML character data or attribute value (&, <, >, " and ' escaped). */
-void svg_escape(FILE *f, const char *s);
 
 #endif

@@ -3,13 +3,14 @@
  * its internals, and is not spinprof's to copy). */
 #include <inttypes.h>
 
+#include "esc.h"
 #include "print-debug.h"
 
 static const char *fname(const struct prof *p, uint32_t i)
 {
 	if (i == PROF_NONE || i >= p->nr)
 		return "?";
-	return p->items[i].name ? p->items[i].name : "<cycle>";
+	return p->items[i].name ? esc_text(p->items[i].name) : "<cycle>";
 }
 
 void print_debug(FILE *f, const struct prof *p, unsigned what)
@@ -36,11 +37,11 @@ void print_debug(FILE *f, const struct prof *p, unsigned what)
 				fprintf(f, "%#" PRIx64 "-%#" PRIx64 " ", s->addr, s->end);
 			fprintf(f,
 				"%s%s%s calls=%" PRIu64 " self_calls=%" PRIu64 " self=%.6f s children=%.6f s",
-				s->name ? s->name : "?", s->is_static ? " static" : "",
+				s->name ? esc_text(s->name) : "?", s->is_static ? " static" : "",
 				s->is_func ? "" : " not-function", s->ncalls, s->self_calls, s->time / hz,
 				s->child_time / hz);
 			if (s->file)
-				fprintf(f, " at %s:%u", s->file, s->line);
+				fprintf(f, " at %s:%u", esc_text(s->file), s->line);
 			if (s->cyc)
 				fprintf(f, " cycle=%d", s->cyc);
 			if (s->index)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "fmt.h"
 #include "prof.h"
 #include "spy-abi.h"
@@ -240,11 +241,13 @@ static char *flat_ctrs(char *q, const struct prof *p, const struct prof_ctr *c, 
 /* The counter columns' two heading lines (line 0: the counters' names, 1: what each column is). */
 static void flat_ctr_head(FILE *f, const struct prof *p, int line)
 {
-	for (uint32_t k = 0; k < p->nctr; k++)
+	for (uint32_t k = 0; k < p->nctr; k++) {
+		const char *name = esc_text(p->ctr_names[k]);
 		if (line == 0)
-			fprintf(f, "%21.21s  ", p->ctr_names[k]);
+			fprintf(f, "%21.*s  ", (int)esc_cut(name, 21), name);
 		else
 			fprintf(f, "%10s %10s  ", "self/call", "total/call");
+	}
 	if (prof_ctr_col(p, "instructions") >= 0 && prof_ctr_col(p, "cycles") >= 0)
 		fprintf(f, "%6s  ", line == 0 ? "" : "CPI");
 }
@@ -281,7 +284,7 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	if (p->func_ctr) /* SPYRT_COUNTERS: each counter's self and total per call, and CPI */
 		q = flat_ctrs(q, p, &p->func_ctr[s - p->items], s->ncalls);
 	o->q = q;
-	ob_puts(o, s->name);
+	ob_puts(o, esc_text(s->name));
 	ob_room(o);
 	if (bsd) { /* gprof's print_name: the cycle and the call graph's index too */
 		q = o->q;
@@ -437,7 +440,7 @@ static void graph_labels(const struct prof *p, struct glab *g)
 	size_t n = p->nsyms, size = 0;
 	g->fn = xmalloc((n + 1) * sizeof(*g->fn));
 	for (size_t i = 0; i < n; i++)
-		size += strlen(p->items[i].name) + 2 * 24;
+		size += strlen(esc_text(p->items[i].name)) + 2 * 24;
 	g->lab = xmalloc(size + 1);
 	char *q = g->lab;
 	for (size_t i = 0; i < n; i++) {
@@ -446,8 +449,9 @@ static void graph_labels(const struct prof *p, struct glab *g)
 		x->lab = (size_t)(q - g->lab);
 		x->cyc = s->cyc;
 		x->denom = p->items[s->head].ncalls;
-		size_t nl = strlen(s->name);
-		memcpy(q, s->name, nl);
+		const char *name = esc_text(s->name);
+		size_t nl = strlen(name);
+		memcpy(q, name, nl);
 		q += nl;
 		if (s->cyc > 0) {
 			memcpy(q, " <cycle ", 8);
@@ -979,7 +983,8 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 				char buf[48];
 				snprintf(buf, sizeof(buf), s->print_flag ? "[%u]" : "(%u)", s->index);
 				if (j < nnames) {
-					fprintf(f, "%6.6s %-19.19s", buf, prof_key(s));
+					const char *key = esc_text(prof_key(s));
+					fprintf(f, "%6.6s %-19.*s", buf, (int)esc_cut(key, 19), key);
 				} else {
 					fprintf(f, "%6.6s ", buf);
 					snprintf(buf, sizeof(buf), "<cycle %d>", s->cyc);
@@ -1017,12 +1022,13 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 			o.q += n;
 			*o.q++ = ' ';
 			if (j < nnames) {
-				size_t nl = strlen(s->name);
-				ob_put(&o, s->name, nl);
+				const char *name = esc_text(s->name);
+				size_t nl = strlen(name);
+				ob_put(&o, name, nl);
 				col += (int)nl;
 				if (s->is_static && s->file) {
 					const char *fn = strrchr(s->file, '/');
-					fn = fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file;
+					fn = esc_text(fn && !(flags & PRINT_FULL_PATH) ? fn + 1 : s->file);
 					size_t fl = strlen(fn);
 					ob_put(&o, " (", 2);
 					ob_put(&o, fn, fl);

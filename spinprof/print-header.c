@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "esc.h"
 #include "prof.h"
 #include "spy-abi.h"
 
@@ -132,12 +133,21 @@ static void print_signal(FILE *f, const struct prof *p)
 	fprintf(f, "%s by %s at 0x%llx", h->flags & GMON_HDR_INCOMPLETE ? "incomplete: killed" : "ended",
 		name, (unsigned long long)pc);
 	if (at)
-		fprintf(f, " in %s", at);
+		fprintf(f, " in %s", esc_text(at));
 	if (top && (!at || strcmp(at, top)))
-		fprintf(f, " (innermost instrumented call: %s)", top);
+		fprintf(f, " (innermost instrumented call: %s)", esc_text(top));
 	fputs(h->flags & GMON_HDR_INCOMPLETE ? "; written in the crash handler: what could be read\n" :
 					       "; the profile was written before the signal took effect\n",
 	      f);
+}
+
+void print_duration(FILE *f, const struct prof *p)
+{
+	if (p->duration_bad)
+		fputs("duration: unknown: a profile's end time precedes its start (its times are inconsistent)\n",
+		      f);
+	else
+		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
 }
 
 int no_ticks(const struct prof *p, char *buf, size_t n)
@@ -155,12 +165,13 @@ int no_ticks(const struct prof *p, char *buf, size_t n)
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
-	fprintf(f, "spy profile: %d file%s, %s\n", p->nprofiles, p->nprofiles == 1 ? "" : "s", h->tool);
+	fprintf(f, "spy profile: %d file%s, %s\n", p->nprofiles, p->nprofiles == 1 ? "" : "s",
+		esc_text(h->tool));
 	fputs("command line:", f);
 	for (uint32_t i = 0; i < h->argc; i++)
-		fprintf(f, " %s", h->argv[i]);
+		fprintf(f, " %s", esc_text(h->argv[i]));
 	fputc('\n', f);
-	fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+	print_duration(f, p);
 	fprintf(f, "mode: %s", gmon_mode_name(h->mode));
 	if (h->tsc_hz)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
@@ -203,11 +214,28 @@ void print_header(FILE *f, const struct prof *p)
 			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads,
 				 base);
 		}
+		uint64_t tails = 0;
+		for (size_t i = 0; i < p->nsyms; i++)
+			tails += p->items[i].tail_calls;
+		double tail_total =
+			h->tsc_hz ? (double)tails * (p->hook_tail_in + p->hook_tail_out) / (double)h->tsc_hz :
+				    0;
+		total += tail_total;
 		fprintf(f,
 			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
 			"%.2f%% of %s\n",
 			per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
 			base > 0 ? 100.0 * total / base : 0.0, of);
+		if (tails)
+			fprintf(f,
+				"tail calls: %llu, each %+.1f cycles to the tail caller and %+.1f to its caller "
+				"beyond a call's, taken off too\n",
+				(unsigned long long)tails, p->hook_tail_in, p->hook_tail_out);
+		if (p->nclamped && h->tsc_hz)
+			fprintf(f,
+				"hook correction: %zu functions' self time would go below 0 by %.6f seconds in "
+				"all (the calibration is more than their hooks cost them): shown as 0\n",
+				p->nclamped, p->clamped_cycles / (double)h->tsc_hz);
 	}
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
@@ -233,13 +261,13 @@ void print_header(FILE *f, const struct prof *p)
 	if (p->nctr) { /* SPYRT_COUNTERS */
 		fputs("counters:", f);
 		for (uint32_t k = 0; k < p->nctr; k++)
-			fprintf(f, "%s %s", k ? "," : "", p->ctr_names[k]);
+			fprintf(f, "%s %s", k ? "," : "", esc_text(p->ctr_names[k]));
 		fputs(" (per call in the flat profile)\n", f);
 	}
 	if (h->flags & GMON_HDR_NO_HWCTR)
 		fputs("hardware counters: none on this machine for some of SPYRT_COUNTERS; left out\n", f);
 	if (h->error && h->error[0])
-		fprintf(f, "runtime error: %s\n", h->error);
+		fprintf(f, "runtime error: %s\n", esc_text(h->error));
 	if (h->flags & GMON_HDR_SIGNAL)
 		print_signal(f, p);
 	if (p->nshared) {
@@ -271,9 +299,18 @@ void print_header(FILE *f, const struct prof *p)
 		for (size_t i = 0; i < p->nsyms; i++) {
 			const struct prof_func *s = &p->items[i];
 			if (s->has_count && s->count != s->arcs_in)
-				fprintf(f, "mismatch: %s count %llu arcs %llu\n", s->name,
+				fprintf(f, "mismatch: %s count %llu arcs %llu\n", esc_text(s->name),
 					(unsigned long long)s->count, (unsigned long long)s->arcs_in);
 		}
+		if (p->callers_bad)
+			fprintf(f,
+				"self-check: %llu of %llu arcs name a caller that does not hold their call "
+				"site (a frame that had returned), first %s\n",
+				(unsigned long long)p->callers_bad, (unsigned long long)p->callers_checked,
+				esc_text(p->caller_bad_example));
+		else if (p->callers_checked)
+			fprintf(f, "self-check: %llu arcs, each caller holds its call site\n",
+				(unsigned long long)p->callers_checked);
 	}
 	fputc('\n', f);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "print-lines.h"
 #include "samples.h"
 
@@ -36,8 +37,7 @@ int print_spy_lines(FILE *f, const struct prof *p, int demangle, const char *wha
 		ok = 0;
 	}
 	if (!ok) {
-		fprintf(stderr, "spinprof: %s: -l needs CPU or wall samples (SPYRT_WATCH=cpu or wall)\n",
-			what);
+		esc_msg("spinprof: %s: -l needs CPU or wall samples (SPYRT_WATCH=cpu or wall)\n", what);
 		return -1;
 	}
 	struct line_row *rows = xmalloc((m.npcs + 1) * sizeof(*rows));
@@ -80,7 +80,7 @@ int print_spy_lines(FILE *f, const struct prof *p, int demangle, const char *wha
 		cum += rows[i].w * tick;
 		fprintf(f, "%6.2f %9.2f %8.2f %8s %8s %8s  %s\n",
 			m.grand > 0 ? 100.0 * rows[i].w / m.grand : 0.0, cum, rows[i].w * tick, "", "", "",
-			rows[i].name);
+			esc_text(rows[i].name));
 		free(rows[i].name);
 	}
 	free(rows);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "esc.h"
 #include "nodes.h"
 
 static const char *const track_names[] = { "none", "successor", "all" };
@@ -78,14 +79,14 @@ void print_nodes(FILE *f, const struct prof *p, int brief)
 	for (size_t i = 0; i < m.nnodes; i++) {
 		const struct nm_node *n = &m.nodes[i];
 
-		fprintf(f, "%-24s %12" PRIu64, n->name, n->hits);
+		fprintf(f, "%-24s %12" PRIu64, esc_text(n->name), n->hits);
 		if (n->nvalues)
 			fprintf(f, " %12" PRIu64 " %14" PRIu64 " %12.2f %12" PRIu64 " %12" PRIu64, n->nvalues,
 				n->sum, (double)n->sum / (double)n->nvalues, n->min, n->max);
 		else
 			fprintf(f, " %12s %14s %12s %12s %12s", "", "", "", "", "");
 		if (n->file[0])
-			fprintf(f, "  %s:%" PRIu32, n->file, n->line);
+			fprintf(f, "  %s:%" PRIu32, esc_text(n->file), n->line);
 		fputc('\n', f);
 	}
 	if (m.dropped)
@@ -112,7 +113,8 @@ void print_nodes(FILE *f, const struct prof *p, int brief)
 			char name[512];
 
 			snprintf(name, sizeof(name), "%s -> %s", m.nodes[l->from].name, m.nodes[l->to].name);
-			fprintf(f, "%-36s %10" PRIu64 " %12.3f", name, l->count, (double)l->total_ns / 1e6);
+			fprintf(f, "%-36s %10" PRIu64 " %12.3f", esc_text(name), l->count,
+				(double)l->total_ns / 1e6);
 			if (l->count)
 				fprintf(f, " %12.3f %12.3f %12.3f",
 					(double)l->total_ns / (double)l->count / 1e3, (double)l->min_ns / 1e3,
@@ -126,13 +128,13 @@ void print_nodes(FILE *f, const struct prof *p, int brief)
 	}
 	for (size_t i = 0; i < m.nnodes; i++)
 		if (m.nodes[i].hist.h.kind) {
-			fprintf(f, "\nHistogram of node %s's values\n", m.nodes[i].name);
+			fprintf(f, "\nHistogram of node %s's values\n", esc_text(m.nodes[i].name));
 			print_hist(f, &m.nodes[i].hist, "values");
 		}
 	for (size_t i = 0; i < m.nlegs; i++)
 		if (m.legs[i].hist.h.kind) {
 			fprintf(f, "\nHistogram of leg %s -> %s, in nanoseconds\n",
-				m.nodes[m.legs[i].from].name, m.nodes[m.legs[i].to].name);
+				esc_text(m.nodes[m.legs[i].from].name), esc_text(m.nodes[m.legs[i].to].name));
 			print_hist(f, &m.legs[i].hist, "legs");
 		}
 	nodes_model_release(&m);

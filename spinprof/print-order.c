@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "linkmap.h"
 #include "print-order.h"
 #include "symspec.h"
@@ -50,7 +51,7 @@ static void sort_arcs(const struct prof_arc *arcs, uint32_t *a, size_t n)
 static void put_name(struct order *o, uint32_t fn)
 {
 	size_t ns = o->p->nsyms;
-	fprintf(o->f, "%s\n", prof_key(&o->p->items[fn < ns ? fn : o->copy_sym[fn - ns]]));
+	fprintf(o->f, "%s\n", esc_text(prof_key(&o->p->items[fn < ns ? fn : o->copy_sym[fn - ns]])));
 }
 
 /* The end of fn's chain: its last next when it has one, else its first prev. */
@@ -353,7 +354,7 @@ void print_file_order(FILE *f, const struct prof *p, const struct linkmap *map,
 		while (i < p->nsyms && !(p->items[i].mapped && strcmp(prof_key(&p->items[i]), files[k]) == 0))
 			i++;
 		if (i == p->nsyms)
-			fprintf(f, "%s\n", files[k]);
+			fprintf(f, "%s\n", esc_text(files[k]));
 	}
 	free(files);
 	free(arcs);

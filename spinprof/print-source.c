@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "print-source.h"
 #include "symspec.h"
 
@@ -145,7 +146,7 @@ static int annotate_file(FILE *f, struct src_file *sf, const struct source_opts 
 {
 	FILE *in = open_source(sf->name, o->dirs, o->ndirs);
 	if (!in) {
-		fprintf(stderr, "spinprof: %s: could not locate the source\n", sf->name);
+		esc_msg("spinprof: %s: could not locate the source\n", sf->name);
 		return -1;
 	}
 	FILE *out = f;
@@ -158,7 +159,7 @@ static int annotate_file(FILE *f, struct src_file *sf, const struct source_opts 
 		snprintf(path, n, "%s-ann", base);
 		out = fopen(path, "w");
 		if (!out) {
-			fprintf(stderr, "spinprof: %s: cannot write: %s\n", path, strerror(errno));
+			esc_msg("spinprof: %s: cannot write: %s\n", path, strerror(errno));
 			free(path);
 			fclose(in);
 			return -1;
@@ -171,7 +172,7 @@ static int annotate_file(FILE *f, struct src_file *sf, const struct source_opts 
 		if (!*first)
 			fputs("\f\n", out);
 		*first = 0;
-		fprintf(out, "*** File %s:\n", sf->name);
+		fprintf(out, "*** File %s:\n", esc_text(sf->name));
 	}
 	uint64_t last = 0, nexec = 0, nexecuted = 0;
 	uint32_t line = 1;
@@ -273,9 +274,9 @@ void print_exec_counts(FILE *f, const struct prof *p, int zeros, int *first)
 		int mi = p->kind == PROF_SPY ? gmon_module_at(&p->spy, a) : -1;
 		if (mi >= 0)
 			a -= p->spy.modules[mi].base;
-		fprintf(f, "%s:%u: (%s:0x%llx) %llu executions\n", v[i]->src ? v[i]->src : "<unknown>",
-			v[i]->src_line, prof_key(v[i]), (unsigned long long)a,
-			(unsigned long long)v[i]->ncalls);
+		fprintf(f, "%s:%u: (%s:0x%llx) %llu executions\n",
+			v[i]->src ? esc_text(v[i]->src) : "<unknown>", v[i]->src_line,
+			esc_text(prof_key(v[i])), (unsigned long long)a, (unsigned long long)v[i]->ncalls);
 	}
 	free(v);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "dom.h"
 #include "samples.h"
 
@@ -52,8 +53,8 @@ static void entry(const struct out *u, const struct sp_proc *pr)
 {
 	FILE *f = u->f;
 	double callees = pr->total > pr->self ? pr->total - pr->self : 0;
-	fprintf(f, "%s (%u ref%s) = %.0f, %.0f", pr->name, pr->refs, pr->refs == 1 ? "" : "s", pr->self,
-		callees);
+	fprintf(f, "%s (%u ref%s) = %.0f, %.0f", esc_text(pr->name), pr->refs, pr->refs == 1 ? "" : "s",
+		pr->self, callees);
 	if (heavy(u, pr))
 		fprintf(f, " (%.1f%%)", pct(u, pr->self));
 	fprintf(f, " (%.1f%%).\n", pct(u, pr->total));
@@ -73,20 +74,21 @@ static void header(const struct out *u)
 		fprintf(f,
 			"unit: one cycle (time stamps at %.0f Hz), hooks' cost taken off; total %.0f cycles\n",
 			p->hz, m->grand);
-		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+		print_duration(f, p);
 	} else {
 		const char *wn = gmon_watch_name(s->watch);
 		fprintf(f, "watching: %s", wn);
 		if (s->watch == GMON_WATCH_CALLS)
-			fprintf(f, " of %s", s->target && s->target[0] ? s->target : "?");
+			fprintf(f, " of %s", s->target && s->target[0] ? esc_text(s->target) : "?");
 		if (s->watch == GMON_WATCH_CPU || s->watch == GMON_WATCH_WALL)
 			fprintf(f, " at %llu Hz (one tick %.3f ms)", (unsigned long long)s->hz,
 				s->hz ? 1000.0 / (double)s->hz : 0.0);
 		if (s->divisor > 1)
 			fprintf(f, ", one event in %llu kept", (unsigned long long)s->divisor);
 		fputc('\n', f);
-		fprintf(f, "triggers: start %s, stop %s\n", s->start && s->start[0] ? s->start : "-",
-			s->stop && s->stop[0] ? s->stop : "-");
+		fprintf(f, "triggers: start %s, stop %s\n",
+			s->start && s->start[0] ? esc_text(s->start) : "-",
+			s->stop && s->stop[0] ? esc_text(s->stop) : "-");
 		if (s->flags & GMON_SAMP_FOREIGN)
 			fputs("warning: the program set SIGPROF's disposition itself (its own handler, or "
 			      "ignored): nothing was sampled from then on\n",
@@ -95,7 +97,7 @@ static void header(const struct out *u)
 			fputs("warning: the event source could not be set up\n", f);
 		if (s->flags & GMON_SAMP_THREADS_CUT)
 			fputs("warning: some threads could not be sampled\n", f);
-		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
+		print_duration(f, p);
 		fprintf(f, "samples: %llu taken, %.1f per second; %.0f %s in all\n",
 			(unsigned long long)s->taken,
 			p->duration_s > 0 ? (double)s->taken / p->duration_s : 0.0, m->all, m->unit);
@@ -186,7 +188,7 @@ static void threads(const struct out *u)
 		const struct sp_thread *th = &m->threads[ord[i]];
 		fprintf(f, "Thread %u", th->tid);
 		if (th->name[0])
-			fprintf(f, " \"%s\"", th->name);
+			fprintf(f, " \"%s\"", esc_text(th->name));
 		if (th->flags & GMON_THREAD_MAIN)
 			fputs(" (main)", f);
 		if (th->flags & GMON_THREAD_FOLDED)
@@ -196,7 +198,7 @@ static void threads(const struct out *u)
 		fprintf(f, " = %.0f (%.1f%%).\n", th->w, pct(u, th->w));
 		for (uint32_t k = 0; k < th->ntop; k++)
 			if (shown(u, th->topw[k]) && th->topw[k] > 0)
-				fprintf(f, "    %s = %.0f (%.1f%%).\n", m->procs[th->top[k]].name,
+				fprintf(f, "    %s = %.0f (%.1f%%).\n", esc_text(m->procs[th->top[k]].name),
 					th->topw[k], pct(u, th->topw[k]));
 	}
 	free(ord);
@@ -339,8 +341,8 @@ static void tree(struct out *u)
 				continue;
 			site_text(m, e, where, sizeof(where));
 			leaders(f, cur, row->depth + 1);
-			fprintf(f, "    %s %s = %.0f (%.1f%%).\n", where, m->procs[e->to].name, e->w,
-				pct(u, e->w));
+			fprintf(f, "    %s %s = %.0f (%.1f%%).\n", esc_text(where),
+				esc_text(m->procs[e->to].name), e->w, pct(u, e->w));
 		}
 		if (pr->wait > 0 && shown(u, pr->wait)) {
 			leaders(f, cur, row->depth + 1);
@@ -456,15 +458,15 @@ static void lines(struct out *u)
 			for (; j < nl && line_cmp(&lw[i], &lw[j]) == 0; j++)
 				w += lw[j].w;
 			if (lw[i].file && lw[i].inl)
-				fprintf(f, "    (%s:%u in %s) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line,
-					lw[i].inl, w, pct(u, w));
+				fprintf(f, "    (%s:%u in %s) = %.0f (%.1f%%).\n", esc_text(lw[i].file),
+					lw[i].line, esc_text(lw[i].inl), w, pct(u, w));
 			else if (lw[i].file)
-				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", lw[i].file, lw[i].line, w,
-					pct(u, w));
+				fprintf(f, "    (%s:%u) = %.0f (%.1f%%).\n", esc_text(lw[i].file), lw[i].line,
+					w, pct(u, w));
 			else {
 				char at[300];
 				sp_addr_text(m, lw[i].pc, at, sizeof(at));
-				fprintf(f, "    (%s) = %.0f (%.1f%%).\n", at, w, pct(u, w));
+				fprintf(f, "    (%s) = %.0f (%.1f%%).\n", esc_text(at), w, pct(u, w));
 			}
 			i = j;
 		}
@@ -493,7 +495,7 @@ static void listing(FILE *f, const char *title, const char *what, const double *
 	qsort(ord, k, sizeof(uint32_t), listing_cmp);
 	for (uint32_t i = 0; i < k; i++)
 		fprintf(f, "%-7.0f %7.2f  %s\n", w[ord[i]], total > 0 ? 100.0 * w[ord[i]] / total : 0.0,
-			name(m, ord[i]));
+			esc_text(name(m, ord[i])));
 	if (k == 0)
 		fputs("(none)\n", f);
 	free(ord);
@@ -554,8 +556,7 @@ int print_spy(FILE *f, const struct prof *p, const struct spy_opts *o)
 {
 	struct sp_model m;
 	if (sp_model_build(&m, p, o->demangle) < 0) {
-		fprintf(stderr,
-			"spinprof: %s: no samples and no measured times for the Spy report "
+		esc_msg("spinprof: %s: no samples and no measured times for the Spy report "
 			"(run with SPYRT_WATCH=cpu or SPYRT_MODE=time)\n",
 			o->what ? o->what : "gmon.out");
 		sp_model_release(&m);

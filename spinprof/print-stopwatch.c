@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "prof.h"
 #include "spy-abi.h"
 
@@ -116,9 +117,9 @@ static void print_one(FILE *f, const struct prof *p, size_t i)
 	const struct prof_func *fn = &p->items[i];
 	const struct prof_watch *w = watch_of(p, i);
 	double us = p->hz > 0 ? 1e6 / p->hz : 0;
-	fprintf(f, "%s", fn->name);
+	fputs(esc_text(fn->name), f);
 	if (fn->file)
-		fprintf(f, " (%s:%" PRIu32 ")", fn->file, fn->line);
+		fprintf(f, " (%s:%" PRIu32 ")", esc_text(fn->file), fn->line);
 	fputs(":\n", f);
 	if (!w->n) {
 		fputs("  no outermost calls\n\n", f);
@@ -137,16 +138,16 @@ static void print_one(FILE *f, const struct prof *p, size_t i)
 static int have_watch(const struct prof *p, const char *what)
 {
 	if (p->kind != PROF_SPY) {
-		fprintf(stderr, "spinprof: %s: the stopwatch needs a spy profile, not gcc -pg's\n", what);
+		esc_msg("spinprof: %s: the stopwatch needs a spy profile, not gcc -pg's\n", what);
 		return 0;
 	}
 	if (p->spy.hdr.mode != SPY_MODE_TIME) {
-		fprintf(stderr, "spinprof: %s: no stopwatch: recorded in mode %s, not time\n", what,
+		esc_msg("spinprof: %s: no stopwatch: recorded in mode %s, not time\n", what,
 			gmon_mode_name(p->spy.hdr.mode));
 		return 0;
 	}
 	if (!p->watch) {
-		fprintf(stderr, "spinprof: %s: no stopwatch: written before format revision 3\n", what);
+		esc_msg("spinprof: %s: no stopwatch: written before format revision 3\n", what);
 		return 0;
 	}
 	return 1;
@@ -192,8 +193,7 @@ int print_stopwatch(FILE *f, const struct prof *p, const char *funcs, const char
 					print_one(f, p, i);
 			}
 			if (!found) {
-				fprintf(stderr,
-					"spinprof: %s: --stopwatch: no function '%s' in the profile\n", what,
+				esc_msg("spinprof: %s: --stopwatch: no function '%s' in the profile\n", what,
 					name);
 				rc = -1;
 				break;
@@ -223,7 +223,7 @@ void print_stopwatch_top(FILE *f, const struct prof *p, int top)
 			const struct prof_watch *w = &p->watch[v[k]];
 			fprintf(f, "%10" PRIu64 " %12.3f %12.3f %12.3f %12.3f  %s\n", w->n,
 				(double)w->min * us, w_avg(w) * us, (double)w->max * us, w_stddev(w) * us,
-				p->items[v[k]].name);
+				esc_text(p->items[v[k]].name));
 		}
 		fputc('\n', f);
 	}

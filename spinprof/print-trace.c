@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esc.h"
 #include "prof.h"
 
-/* "name+0xoff" of pc in function k, or its hex */
+/* "name+0xoff" of pc in function k, or its hex (as the file names it: the lines are escaped whole) */
 static const char *where(const struct prof *p, uint32_t k, uint64_t pc, char *buf, size_t sz)
 {
 	if (k != PROF_NONE && p->items[k].name && pc >= p->items[k].addr)
@@ -44,7 +45,7 @@ int print_trace(FILE *f, const struct prof *p, const char *what)
 {
 	const struct gmon_profile *g = &p->spy;
 	if (p->kind != PROF_SPY || !g->ntraces) {
-		fprintf(stderr, "spinprof: %s: no trace: the run had none (SPYRT_TRACE)\n", what);
+		esc_msg("spinprof: %s: no trace: the run had none (SPYRT_TRACE)\n", what);
 		return -1;
 	}
 	double us = p->hz > 0 ? 1e6 / p->hz : 0;
@@ -78,24 +79,26 @@ int print_trace(FILE *f, const struct prof *p, const char *what)
 			if (e->what == GMON_TEV_ENTER) {
 				snprintf(line, sizeof(line), "%*s%s (%s)", ind, "", fname(p, e->func),
 					 where(p, e->at, e->addr, b1, sizeof(b1)));
-				fprintf(f, "%14.3f %10" PRIu32 "  %-6s %s\n", t, e->tid, "enter", line);
+				fprintf(f, "%14.3f %10" PRIu32 "  %-6s %s\n", t, e->tid, "enter",
+					esc_text(line));
 				++*d;
 			} else {
 				snprintf(line, sizeof(line), "%*s%s", ind, "", fname(p, e->func));
 				fprintf(f, "%14.3f %10" PRIu32 "  %-6s %-40s %14.3f\n", t, e->tid, "exit",
-					line, (double)e->value * us);
+					esc_text(line), (double)e->value * us);
 			}
 		} else if (e->kind == GMON_TRACE_SIGNALS) {
 			/* the signal, the PC it interrupted, and the innermost instrumented call */
 			const char *nm = e->what < 65 ? sigabbrev_np((int)e->what) : NULL;
 			fprintf(f, "%14.3f %10" PRIu32 "  %-6s SIG%s (%" PRIu32 ") at %s in %s\n", t, e->tid,
-				"signal", nm ? nm : "?", e->what, where(p, e->at, e->addr, b1, sizeof(b1)),
-				e->func != PROF_NONE ? fname(p, e->func) : "-");
+				"signal", nm ? nm : "?", e->what,
+				esc_text(where(p, e->at, e->addr, b1, sizeof(b1))),
+				e->func != PROF_NONE ? esc_text(fname(p, e->func)) : "-");
 		} else if (e->kind == GMON_TRACE_FAULTS) {
 			/* the address that faulted, the faulting PC, and the innermost instrumented call */
 			fprintf(f, "%14.3f %10" PRIu32 "  %-6s address 0x%" PRIx64 " at %s in %s\n", t,
-				e->tid, "fault", e->addr, where(p, e->at, e->value, b1, sizeof(b1)),
-				e->func != PROF_NONE ? fname(p, e->func) : "-");
+				e->tid, "fault", e->addr, esc_text(where(p, e->at, e->value, b1, sizeof(b1))),
+				e->func != PROF_NONE ? esc_text(fname(p, e->func)) : "-");
 		}
 	}
 	free(dep);

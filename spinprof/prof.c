@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "esc.h"
 #include "prof.h"
 
 /* Big arrays (arcs, their hash and lists) are touched all over: on transparent huge pages they
@@ -32,10 +33,13 @@ static void oom(size_t n) __attribute__((noreturn));
 
 static void oom(size_t n)
 {
-	if (reading)
-		fprintf(stderr, "spinprof: %s: out of memory (%zu bytes)\n", reading, n);
-	else
-		fprintf(stderr, "spinprof: out of memory (%zu bytes)\n", n);
+	/* no allocation here: the name escaped as it is written */
+	fputs("spinprof: ", stderr);
+	if (reading) {
+		esc_put(stderr, reading, ESC_TEXT);
+		fputs(": ", stderr);
+	}
+	fprintf(stderr, "out of memory (%zu bytes)\n", n);
 	exit(2);
 }
 
@@ -91,6 +95,7 @@ void prof_release(struct prof *p)
 	free(p->arc_off);
 	free(p->func_ctr);
 	free(p->arc_ctr);
+	free(p->caller_bad_example);
 	for (uint32_t k = 0; k < p->nctr; k++)
 		free(p->ctr_names[k]);
 	free(p->arc_hash);

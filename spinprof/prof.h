@@ -39,6 +39,7 @@ struct prof_func {
 	double m_spont_incl;   /* the part of m_incl entered with no known caller */
 	double m_self_raw;     /* m_self before the hook overhead was taken off */
 	uint64_t out_calls;    /* calls it made (spy) */
+	uint64_t tail_calls;   /* of them, tail calls (format revision 4's TAILS) */
 	int cyc;               /* cycle number, 0 when on no cycle */
 	uint32_t head;         /* this, or the cycle header */
 	uint32_t next;         /* next member of the cycle (from the header: the first) */
@@ -104,14 +105,19 @@ enum prof_kind {
 
 struct prof {
 	enum prof_kind kind;
-	double hz;                /* ticks per second */
-	double hook_out, hook_in; /* cycles per call (spy header) */
-	double total_time;        /* ticks, for percentages */
-	int measured;             /* times measured (spy time mode), not propagated */
-	int sampled;              /* times from sampled stacks (spy count or arcs mode, cpu or wall) */
-	int no_arcs;              /* spy count mode: calls per function, callers not recorded */
-	double profiler_ticks;    /* sampled: ticks in the profiler, left out of all times */
-	double outside_ticks;     /* sampled: ticks in no instrumented function, left out */
+	double hz;                          /* ticks per second */
+	double hook_out, hook_in;           /* cycles per call (spy header) */
+	double hook_tail_in, hook_tail_out; /* cycles per tail call beyond a call's (revision 4) */
+	/* spy time mode: functions whose self time the hook correction took below 0, and by how much in
+	 * all (clamped to 0: the calibration is more than the hooks cost them) */
+	size_t nclamped;
+	double clamped_cycles;
+	double total_time;     /* ticks, for percentages */
+	int measured;          /* times measured (spy time mode), not propagated */
+	int sampled;           /* times from sampled stacks (spy count or arcs mode, cpu or wall) */
+	int no_arcs;           /* spy count mode: calls per function, callers not recorded */
+	double profiler_ticks; /* sampled: ticks in the profiler, left out of all times */
+	double outside_ticks;  /* sampled: ticks in no instrumented function, left out */
 	struct prof_stack *stacks;
 	size_t nstacks, stacks_alloc;
 	uint32_t *frames;
@@ -153,7 +159,13 @@ struct prof {
 	/* spy: the summed profile and what the header shows */
 	struct gmon_profile spy;
 	int nprofiles;
-	double duration_s;
+	double duration_s; /* the run's (the runs' summed): 0 when a file's end precedes its start */
+	int duration_bad;  /* some file's end_ns precedes its start_ns: its duration unknown */
+	/* spy: the self-check of callers: arcs whose call site the binary places in an instrumented
+	 * function (checked), and of those, arcs whose recorded caller is another function (bad: the
+	 * runtime took a frame that had returned for the caller); the first bad one, as text */
+	uint64_t callers_checked, callers_bad;
+	char *caller_bad_example;
 };
 
 /* Zero a prof. */
@@ -197,6 +209,22 @@ void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
  * 8 bytes of a string as strcmp orders them. */
 uint64_t prof_key_up(double v);
 uint64_t prof_key_str(const char *s);
+/* A double made from the file's numbers (sums, products, quotients: of any size, NaN after 0/0) as
+ * an integer, truncated as a cast truncates, clamped to the type's range, NaN as 0: a conversion out
+ * of range is undefined in C (UBSan's float-cast-overflow). */
+static inline uint64_t prof_u64(double v)
+{
+	return !(v > 0) ? 0 : v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
+}
+
+static inline int64_t prof_i64(double v)
+{
+	return v != v                      ? 0 :
+	       v >= 9223372036854775808.0  ? INT64_MAX :
+	       v <= -9223372036854775808.0 ? INT64_MIN :
+					     (int64_t)v;
+}
+
 /* The function whose [addr, end) holds pc, or PROF_NONE. */
 uint32_t prof_lookup(const struct prof *p, uint64_t pc);
 
@@ -244,6 +272,8 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+/* Its "duration:" line (the Spy report's too). */
+void print_duration(FILE *f, const struct prof *p);
 /* A spy profile whose cpu or wall ticks never came: ": N ticks were expected and none arrived
  * (why)" into buf, and 1; else 0. */
 int no_ticks(const struct prof *p, char *buf, size_t n);

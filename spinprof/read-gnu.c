@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "read.h"
 #include "symspec.h"
 #include "symtab.h"
@@ -326,8 +327,8 @@ static void assign_samples(struct prof *p, const struct gnu_data *g, const struc
 		double count = h->samples[i];
 		if (count == 0)
 			continue;
-		uint64_t bin_lo = lowpc + (uint64_t)(g->scale * i);
-		uint64_t bin_hi = lowpc + (uint64_t)(g->scale * (i + 1));
+		uint64_t bin_lo = lowpc + prof_u64(g->scale * i);
+		uint64_t bin_hi = lowpc + prof_u64(g->scale * (i + 1));
 		p->total_time += count;
 		for (j = j - 1; j < p->nsyms; ++j) {
 			uint64_t sym_lo = p->items[j].addr / GNU_UNIT;
@@ -466,7 +467,7 @@ static void static_calls(struct prof *p, const struct symtab *t, const struct gn
 /* gprof's -i: what the file holds, in gprof's words. */
 static void file_info(const char *path, const struct gnu_data *g)
 {
-	printf("File `%s' (version 1) contains:\n", path);
+	printf("File `%s' (version 1) contains:\n", esc_text(path));
 	printf(g->nhist == 1 ? "\t%u histogram record\n" : "\t%u histogram records\n", g->nhist);
 	printf(g->narcs == 1 ? "\t%u call-graph record\n" : "\t%u call-graph records\n", g->narcs);
 	printf(g->nbb == 1 ? "\t%u basic-block count record\n" : "\t%u basic-block count records\n", g->nbb);
@@ -563,10 +564,11 @@ static int write_sum(const char *path, const struct prof *p, const struct gnu_da
 	free(first);
 	free(order);
 	char err[256];
-	int rc = gmon_write_file(path, buf, len, err, sizeof(err));
+	/* gmon.sum, a fixed name: whatever is there is replaced, never written into (flags 0) */
+	int rc = gmon_write_file(path, buf, len, 0, err, sizeof(err));
 	free(buf);
 	if (rc < 0)
-		fprintf(stderr, "spinprof: %s: %s\n", path, err);
+		esc_msg("spinprof: %s: %s\n", path, err);
 	return rc;
 }
 
@@ -581,13 +583,13 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	prof_reading(prog);
 	if (symtab_load(&t, prog, err, sizeof(err)) < 0) {
 		/* the program was read (t.path) when what failed is -S's file */
-		fprintf(stderr, "spinprof: %s: %s\n", o->ext_syms && t.path ? o->ext_syms : prog, err);
+		esc_msg("spinprof: %s: %s\n", o->ext_syms && t.path ? o->ext_syms : prog, err);
 		symtab_release(&t);
 		return -1;
 	}
 	/* gprof: an external symbol table has no lines, -l or not */
 	if (o->lines && !o->ext_syms && symtab_add_lines(&t) < 0) {
-		fprintf(stderr, "spinprof: %s: no line information for -l\n", prog);
+		esc_msg("spinprof: %s: no line information for -l\n", prog);
 		symtab_release(&t);
 		return -1;
 	}
@@ -618,7 +620,7 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 		if (in.fd >= 0)
 			close(in.fd);
 		if (rc < 0)
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			esc_msg("spinprof: %s: %s\n", paths[i], err);
 	}
 	prof_reading(NULL);
 	if (rc == 0) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "read.h"
 #include "spy-abi.h"
 #include "symtab.h"
@@ -271,6 +272,34 @@ static void merge_counters(struct gmon_profile *p, const struct gmon_profile *q)
 	}
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* q's tail call sites (relocated) into p's, which stay sorted and distinct. */
+static void merge_tail_sites(struct gmon_profile *p, const struct gmon_profile *q)
+{
+	if (!q->ntail_sites)
+		return;
+	uint64_t n = p->ntail_sites + q->ntail_sites, o = 0;
+	p->tail_sites = xrealloc(p->tail_sites, n * sizeof(*p->tail_sites));
+	memcpy(p->tail_sites + p->ntail_sites, q->tail_sites, q->ntail_sites * sizeof(*q->tail_sites));
+	qsort(p->tail_sites, n, sizeof(*p->tail_sites), u64_cmp);
+	for (uint64_t i = 0; i < n; i++)
+		if (!o || p->tail_sites[i] != p->tail_sites[o - 1])
+			p->tail_sites[o++] = p->tail_sites[i];
+	p->ntail_sites = o;
+}
+
+/* Whether site is one of g's tail call sites. */
+static int is_tail_site(const struct gmon_profile *g, uint64_t site)
+{
+	return g->ntail_sites &&
+	       bsearch(&site, g->tail_sites, g->ntail_sites, sizeof(*g->tail_sites), u64_cmp) != NULL;
+}
+
 static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 {
 	int64_t *delta = xcalloc(q->nmodules + 1, sizeof(int64_t));
@@ -347,7 +376,10 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 			else
 				RELOC(e->value); /* a fault's PC */
 		}
+	for (uint64_t j = 0; j < q->ntail_sites; j++)
+		RELOC(q->tail_sites[j]);
 #undef RELOC
+	merge_tail_sites(p, q);
 	/* the traces are appended, each its own record */
 	if (q->ntraces) {
 		p->traces = xrealloc(p->traces, (p->ntraces + q->ntraces) * sizeof(*p->traces));
@@ -442,8 +474,7 @@ static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *
 		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
 			/* a path the profile names may be anything now: a FIFO or a device is not read */
 			struct stat st;
-			fprintf(stderr,
-				"spinprof: warning: %s: %s; using the names recorded in the profile\n",
+			esc_msg("spinprof: warning: %s: %s; using the names recorded in the profile\n",
 				m->path,
 				stat(m->path, &st) || access(m->path, R_OK) ? "binary missing" :
 				!S_ISREG(st.st_mode)                        ? "not a regular file" :
@@ -503,6 +534,83 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
 	uint32_t k = prof_add_func(p, NULL, addr, addr + 1);
 	prof_set_name(&p->items[k], nm, demangle ? symtab_demangle(nm) : NULL);
 	return PROF_NONE;
+}
+
+/*
+ * The self-check of callers (the runtime's word against the binary's): an arc whose call site lies,
+ * by the module's symbol table, in an instrumented function must have that function as its recorded
+ * caller. Where the symbol is not an instrumented function (code without hooks: a callback's caller
+ * comes from the shadow stack; a split .cold part) or the binary is gone, the arc is not checked.
+ * ends: caller and callee index per raw arc, as in read_spy.
+ */
+static void check_callers(struct prof *p, struct spy_bins *b, const struct addr_hash *h, const uint32_t *ends)
+{
+	const struct gmon_profile *g = &p->spy;
+	size_t r = 0;
+
+	for (uint32_t i = 0; i < g->nthreads; i++) {
+		const struct gmon_thread *t = &g->threads[i];
+		for (uint64_t j = 0; j < t->narcs; j++, r++) {
+			const struct gmon_arc *a = &t->arcs[j];
+			uint32_t cr = ends[2 * r], ce = ends[2 * r + 1];
+			if (a->caller <= GMON_CALLER_MANY || cr == PROF_NONE || ce == PROF_NONE)
+				continue;
+			int mi = gmon_module_at(g, a->call_site);
+			const struct gmon_module *m = mi < 0 ? NULL : &g->modules[mi];
+			struct symtab *st = m ? spy_binary(b, g, m) : NULL;
+			const struct symtab_sym *sym = st ? sym_at(st, a->call_site - m->base) : NULL;
+			uint32_t k = sym ? find_exact(h, sym->addr + m->base) : PROF_NONE;
+			if (k == PROF_NONE || !p->items[k].has_count)
+				continue;
+			p->callers_checked++;
+			if (k == cr)
+				continue;
+			if (!p->callers_bad++) {
+				size_t n = strlen(p->items[cr].name) + strlen(p->items[ce].name) +
+					   strlen(p->items[k].name) + 64;
+				p->caller_bad_example = xmalloc(n);
+				snprintf(p->caller_bad_example, n, "%s -> %s, called from %s",
+					 p->items[cr].name, p->items[ce].name, p->items[k].name);
+			}
+		}
+	}
+}
+
+/*
+ * The hooks' own cycles off the self times that hold them (the header's calibration): hook_in off each
+ * call's callee, hook_out off its caller; and a tail call's beyond a call's: hook_tail_in off the tail
+ * caller, hook_tail_out off the tail caller's caller, whose calls of it end in a tail call in the share
+ * of the callee's calls that did. What would go below 0 is said in the header (clamped).
+ */
+static void hook_correction(struct prof *p)
+{
+	double *tail_share = NULL;
+	if (p->hook_tail_in != 0 || p->hook_tail_out != 0) {
+		tail_share = xcalloc(p->nr + 1, sizeof(double));
+		for (size_t i = 0; i < p->nr; i++) {
+			const struct prof_func *f = &p->items[i];
+			tail_share[i] = f->arcs_in ? (double)f->tail_calls / (double)f->arcs_in : 0;
+		}
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+		double s = f->m_self_raw - (double)f->out_calls * p->hook_out -
+			   (double)f->arcs_in * p->hook_in - (double)f->tail_calls * p->hook_tail_in;
+		f->m_self = s;
+	}
+	for (size_t i = 0; tail_share && i < p->narcs; i++) {
+		const struct prof_arc *a = &p->arcs[i];
+		p->items[a->parent].m_self -= (double)a->count * tail_share[a->child] * p->hook_tail_out;
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+		if (f->m_self < 0) {
+			p->clamped_cycles -= f->m_self;
+			p->nclamped++;
+			f->m_self = 0;
+		}
+	}
+	free(tail_share);
 }
 
 /* Which raw arcs (ends: caller and callee index per raw arc, PROF_NONE when unknown or none) are
@@ -861,6 +969,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 				continue;
 			}
 			p->items[cr].out_calls += a->count;
+			if (is_tail_site(g, a->call_site))
+				p->items[cr].tail_calls += a->count;
 			struct prof_arc *pa;
 			if (arc_of[r] == r) {
 				/* the first of its (caller, callee): a new arc */
@@ -884,13 +994,9 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	}
 	free(arc_of);
+	check_callers(p, &b, &h, ends);
 	free(ends);
-	for (size_t i = 0; i < p->nr; i++) {
-		struct prof_func *f = &p->items[i];
-		double s =
-			f->m_self_raw - (double)f->out_calls * p->hook_out - (double)f->arcs_in * p->hook_in;
-		f->m_self = s > 0 ? s : 0;
-	}
+	hook_correction(p);
 	if (g->hdr.mode == SPY_MODE_COUNT) {
 		/* the add-one counters are the calls; who made them is not recorded */
 		p->no_arcs = 1;
@@ -916,7 +1022,7 @@ static void spy_file_info(const char *path, const struct gmon_profile *q)
 		nfuncs += q->funcsets[i].nr;
 	for (uint32_t i = 0; i < q->nthreads; i++)
 		narcs += q->threads[i].narcs;
-	printf("File `%s' (spy, mode %s) contains:\n", path, gmon_mode_name(q->hdr.mode));
+	printf("File `%s' (spy, mode %s) contains:\n", esc_text(path), gmon_mode_name(q->hdr.mode));
 	printf("\t%u module%s\n", q->nmodules, q->nmodules == 1 ? "" : "s");
 	printf("\t%" PRIu64 " function%s\n", nfuncs, nfuncs == 1 ? "" : "s");
 	printf("\t%u thread%s\n", q->nthreads, q->nthreads == 1 ? "" : "s");
@@ -936,11 +1042,11 @@ static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *pa
 		int rc = symtab_load_build_id(&t, prog);
 		if (rc == 0 && m->build_id_len &&
 		    (t.build_id_len != m->build_id_len || memcmp(t.build_id, m->build_id, m->build_id_len))) {
-			fprintf(stderr, "spinprof: %s: not the program that wrote %s (build-id differs)\n",
-				prog, path);
+			esc_msg("spinprof: %s: not the program that wrote %s (build-id differs)\n", prog,
+				path);
 			rc = -1;
 		} else if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: cannot read its build-id\n", prog);
+			esc_msg("spinprof: %s: cannot read its build-id\n", prog);
 		} else {
 			free(m->path);
 			m->path = xstrdup(prog);
@@ -948,7 +1054,7 @@ static int spy_use_prog(struct gmon_profile *g, const char *prog, const char *pa
 		symtab_release(&t);
 		return rc;
 	}
-	fprintf(stderr, "spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
+	esc_msg("spinprof: %s: names no executable: %s cannot stand for it\n", path, prog);
 	return -1;
 }
 
@@ -963,8 +1069,7 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		if (fd >= 0 && pread(fd, magic, 8, 0) == 8 && memcmp(magic, "gmon", 4) == 0 &&
 		    (magic[4] | magic[5] << 8 | magic[6] << 16) == 1 && magic[7] == 0) {
 			close(fd);
-			fprintf(stderr, "spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n",
-				paths[i]);
+			esc_msg("spinprof: %s: a GNU gmon.out (gcc -pg): give the program first\n", paths[i]);
 			return -1;
 		}
 		/* read record by record: a file that is no profile costs its header, not its size */
@@ -974,27 +1079,32 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			close(fd);
 		}
 		if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", paths[i], err);
+			esc_msg("spinprof: %s: %s\n", paths[i], err);
 			return -1;
 		}
 		if (o->file_info)
 			spy_file_info(paths[i], &q);
+		if (q.hdr.end_ns < q.hdr.start_ns) {
+			/* written so, or damaged: no duration (else it wraps to 584 years), and the report
+			 * says so */
+			q.hdr.end_ns = q.hdr.start_ns;
+			p->duration_bad = 1;
+		}
 		if (q.sampling && !p->spy.sampling)
 			sampled = i;
 		if (i == 0) {
 			p->spy = q;
 		} else if (q.hdr.mode != p->spy.hdr.mode) {
 			/* a time profile's cycles and an arcs profile's counts cannot make one call graph */
-			fprintf(stderr, "spinprof: %s: recorded in mode %s, %s in mode %s: cannot sum\n",
-				paths[i], gmon_mode_name(q.hdr.mode), paths[0],
-				gmon_mode_name(p->spy.hdr.mode));
+			esc_msg("spinprof: %s: recorded in mode %s, %s in mode %s: cannot sum\n", paths[i],
+				gmon_mode_name(q.hdr.mode), paths[0], gmon_mode_name(p->spy.hdr.mode));
 			gmon_profile_release(&q);
 			return -1;
 		} else if (q.sampling && p->spy.sampling && !same_watch(q.sampling, p->spy.sampling)) {
 			char w[256], v[256];
 			watch_desc(w, sizeof(w), q.sampling);
 			watch_desc(v, sizeof(v), p->spy.sampling);
-			fprintf(stderr, "spinprof: %s: watches %s, %s watches %s: cannot sum\n", paths[i], w,
+			esc_msg("spinprof: %s: watches %s, %s watches %s: cannot sum\n", paths[i], w,
 				paths[sampled], v);
 			gmon_profile_release(&q);
 			return -1;
@@ -1002,7 +1112,6 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 			spy_merge(&p->spy, &q);
 			gmon_profile_release(&q);
 		}
-		p->duration_s += 0; /* computed below from the summed header */
 	}
 	if (o->prog && spy_use_prog(&p->spy, o->prog, paths[0]) < 0)
 		return -1;
@@ -1016,6 +1125,8 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 	p->hz = p->measured ? (double)h->tsc_hz : 100.0;
 	p->hook_out = (double)h->hook_out_mcyc / 1000.0;
 	p->hook_in = (double)h->hook_in_mcyc / 1000.0;
+	p->hook_tail_in = (double)h->hook_tail_in_mcyc / 1000.0;
+	p->hook_tail_out = (double)h->hook_tail_out_mcyc / 1000.0;
 	for (uint32_t i = 0; p->measured && i < p->spy.nthreads; i++)
 		if (p->spy.threads[i].flags & GMON_THREAD_OFFCPU)
 			p->offcpu = 1;
@@ -1027,13 +1138,14 @@ int read_spy(struct prof *p, char **paths, int n, const struct read_opts *o)
 		uint8_t *out;
 		size_t len;
 		if (gmon_encode(&p->spy, 6, &out, &len) < 0) {
-			fprintf(stderr, "spinprof: %s: out of memory\n", o->sum_path);
+			esc_msg("spinprof: %s: out of memory\n", o->sum_path);
 			return -1;
 		}
-		int rc = gmon_write_file(o->sum_path, out, len, err, sizeof(err));
+		/* gmon.sum, a fixed name: whatever is there is replaced, never written into (flags 0) */
+		int rc = gmon_write_file(o->sum_path, out, len, 0, err, sizeof(err));
 		free(out);
 		if (rc < 0) {
-			fprintf(stderr, "spinprof: %s: %s\n", o->sum_path, err);
+			esc_msg("spinprof: %s: %s\n", o->sum_path, err);
 			return -1;
 		}
 	}

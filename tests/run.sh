@@ -39,7 +39,9 @@ case $build in /*) ;; *) build=$SPY_SRC/$build ;; esac
 mkdir -p "$build/tests/log" "$build/tests/work"
 SPY_BUILD=$(cd "$build" && pwd)
 SPY_SAN=${SAN-}
-SPY_SAN_FLAGS=${SPY_SAN:+-fsanitize=$SPY_SAN -fno-omit-frame-pointer}
+# GCC's undefined leaves out float-cast-overflow: added, as the GNUmakefile adds it
+case ,$SPY_SAN, in *,undefined,*) SPY_SAN_FLAGS="-fsanitize=$SPY_SAN,float-cast-overflow -fno-omit-frame-pointer" ;;
+*) SPY_SAN_FLAGS=${SPY_SAN:+-fsanitize=$SPY_SAN -fno-omit-frame-pointer} ;; esac
 export SPY_SRC SPY_BUILD SPY_SAN SPY_SAN_FLAGS
 export SPY_PLUGIN=$SPY_BUILD/spyinstr.so SPY_TRACE_DIR=$SPY_BUILD/tests
 export CC=${CC:-gcc} CXX=${CXX:-g++}
@@ -122,6 +124,7 @@ for t in "${tests[@]}"; do
 	rm -rf "$work" && mkdir -p "$work"
 
 	status=0
+	secs=0
 	if [[ ! -f $t ]]; then
 		echo "no such test (not built?): $t" >"$log.err"
 		: >"$log.tap"
@@ -133,8 +136,10 @@ for t in "${tests[@]}"; do
 			cmd=("$t")
 		fi
 		# (the outer 2>/dev/null silences bash's own "Segmentation fault" line; the reason is reported below)
+		t0=$SECONDS
 		{ (cd "$work" && exec timeout -k 10 "$timeout" "${cmd[@]}") >"$log.tap" 2>"$log.err" </dev/null; } 2>/dev/null
 		status=$?
+		secs=$((SECONDS - t0))
 	fi
 
 	read -r p f n plan skipall bail < <(count_tap "$log.tap")
@@ -165,16 +170,16 @@ for t in "${tests[@]}"; do
 
 	if ((f)); then
 		bad_files+=("$name")
-		printf 'FAIL %-50s %d/%d ok%s\n' "$name" "$p" $((p + f)) "${why:+ ($why)}"
+		printf 'FAIL %-50s %d/%d ok%s %ds\n' "$name" "$p" $((p + f)) "${why:+ ($why)}" "$secs"
 		show_failures "$log.tap"
 		if [[ -s $log.err ]]; then
 			echo "    stderr (last lines of $log.err):"
 			tail -n 15 "$log.err" | sed 's/^/    | /'
 		fi
 	elif ((skipall && n == 0)); then
-		printf 'skip %-50s %s\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')"
+		printf 'skip %-50s %s %ds\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')" "$secs"
 	else
-		printf 'ok   %-50s %d/%d ok\n' "$name" "$p" "$n"
+		printf 'ok   %-50s %d/%d ok %ds\n' "$name" "$p" "$n" "$secs"
 	fi
 	if ((verbose)); then
 		sed 's/^/    /' "$log.tap"

@@ -132,7 +132,8 @@ static int syn_write(struct gmon_profile *p, const char *path)
 	uint8_t *buf;
 	size_t len;
 
-	if (gmon_encode(p, 0, &buf, &len) < 0 || gmon_write_file(path, buf, len, err, sizeof(err)) < 0) {
+	if (gmon_encode(p, 0, &buf, &len) < 0 ||
+	    gmon_write_file(path, buf, len, GMON_WRITE_NAMED, err, sizeof(err)) < 0) {
 		fprintf(stderr, "spygen: %s\n", err);
 		return 1;
 	}

@@ -61,7 +61,7 @@ check "each call site lies in its logical caller's code" sites_in_callers "$T/ti
 arc_val() {
 	rt_dump "$1" | awk -v c="caller=$2" -v e="callee=$3" -v k="$4=" '
 		$1 == "arc" && $3 == c && $4 == e { for (i = 2; i <= NF; i++) if (index($i, k) == 1) n += substr($i, length(k) + 1) }
-		END { print n + 0 }'
+		END { printf "%.0f\n", n }' # an integer, however large (awk would print 4.7e+09)
 }
 nested_times() {
 	local f=$T/time.out a b c cs d ds sa sb
@@ -89,10 +89,14 @@ spinprof_tree() {
 	out=$("$SPY_BUILD/spinprof" --spy --cutoff=0 "$T/time.out") || return 1
 	lb=$(grep -n 'return t_b(x + 1);' "$SAMPLES/tailchain.c" | cut -d: -f1)
 	lc=$(grep -n 'return t_c(x + 1);' "$SAMPLES/tailchain.c" | cut -d: -f1)
+	# an entry's line: leaders (! and blanks), its mark (. or !), then its name, perhaps marked heavy (*)
+	# or not called by its dominator (~), then "(N refs)"; a call line: leaders, "(FILE:LINE) NAME"
 	awk -v lb="(tailchain.c:$lb)" -v lc="(tailchain.c:$lc)" '
-		$1 ~ /^[.!]$/ { cur = $2 }
-		cur == "t_a" && $1 == lb && $2 == "t_b" { b = 1 }
-		cur == "t_b" && $1 == lc && $2 == "t_c" { c = 1 }
+		/ \([0-9]+ refs?\) / { s = $0; sub(/ \([0-9]+ refs?\) .*/, "", s); n = split(s, w, " ")
+			cur = w[n]; sub(/^[*~]+/, "", cur) }
+		{ for (i = 1; i < NF; i++) {
+			if (cur == "t_a" && $i == lb && $(i + 1) == "t_b") b = 1
+			if (cur == "t_b" && $i == lc && $(i + 1) == "t_c") c = 1 } }
 		END { exit !(b && c) }' <<<"$out" ||
 		{ echo "Spy tree: no t_b under t_a at line $lb or no t_c under t_b at line $lc"; grep -E 't_[abc]' <<<"$out"; return 1; }
 }

@@ -102,7 +102,7 @@ timed() {
 
 same() {
 	RT_ENV="SPYRT_START=measured SPYRT_STOP=measured" rt_run "$T/trig" || return 1
-	arcs_are "$T/trig" 'arc <spontaneous> measured 3' 'arc measured inside 30' || return 1
+	arcs_are "$T/trig" 'arc main measured 3' 'arc measured inside 30' || return 1
 	[ "$(timed "$T/trig.out" measured)" = 3 ] && [ "$(timed "$T/trig.out" inside)" = 30 ] &&
 		[ "$(timed "$T/trig.out" outside)" = 0 ] || { rt_dump "$T/trig.out" | grep '^time'; return 1; }
 	# the add-one counters are not switched
@@ -112,7 +112,7 @@ check "START=STOP=measured: its 3 calls and their callees, timed, and nothing ou
 
 nested() {
 	RT_ENV="SPYRT_START=measured SPYRT_STOP=measured" rt_run "$T/trig" 2 || return 1
-	arcs_are "$T/trig" 'arc <spontaneous> measured 3' 'arc measured measured 6' 'arc measured inside 90' &&
+	arcs_are "$T/trig" 'arc main measured 3' 'arc measured measured 6' 'arc measured inside 90' &&
 		[ "$(timed "$T/trig.out" measured)" = 9 ] && [ "$(timed "$T/trig.out" inside)" = 90 ]
 }
 check "START=STOP=measured, recursive: the inner activations nest, recording ends at the outermost exit" nested
@@ -129,7 +129,7 @@ check "the recorded activations are timed (measured's inclusive time holds insid
 
 main_first_all() {
 	RT_ENV="SPYRT_START=measured SPYRT_STOP=measured" rt_run "$T/trig2" main-first || return 1
-	arcs_are "$T/trig2" 'arc <spontaneous> measured 3' 'arc measured inside 40' 'arc <spontaneous> side 1' \
+	arcs_are "$T/trig2" 'arc main measured 3' 'arc measured inside 40' 'arc <spontaneous> side 1' \
 		'arc side worker 100' 'arc side measured 1'
 }
 check "without START_THREAD: the side thread records while main is inside measured" main_first_all
@@ -138,14 +138,14 @@ main_first() {
 	RT_ENV="SPYRT_START=measured SPYRT_STOP=measured SPYRT_START_THREAD=1" rt_run "$T/trig2" main-first ||
 		return 1
 	[ ! -s "$T/trig2.stderr" ] || { cat "$T/trig2.stderr"; return 1; }
-	arcs_are "$T/trig2" 'arc <spontaneous> measured 3' 'arc measured inside 30'
+	arcs_are "$T/trig2" 'arc main measured 3' 'arc measured inside 30'
 }
 check "START_THREAD=1: only main, which hit the start first; the side thread's own start is ignored" main_first
 
 side_first() {
 	RT_ENV="SPYRT_START=measured SPYRT_STOP=measured SPYRT_START_THREAD=1" rt_run "$T/trig2" side-first ||
 		return 1
-	arcs_are "$T/trig2" 'arc <spontaneous> measured 1' 'arc measured inside 10'
+	arcs_are "$T/trig2" 'arc side measured 1' 'arc measured inside 10'
 }
 check "START_THREAD=1: the side thread hit the start first, so main's 3 later calls are not recorded" side_first
 

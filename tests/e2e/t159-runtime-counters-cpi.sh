@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 		t->arcctrs = calloc(1, sizeof(struct gmon_arcctr));
 		t->arcctrs[0] = (struct gmon_arcctr){ { 33 }, { 33 } };
 	}
-	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
+	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, GMON_WRITE_NAMED, err, sizeof(err)) < 0) {
 		fprintf(stderr, "ctrgen: %s\n", err);
 		return 1;
 	}

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 		p.threads[0].arcs[0] = (struct gmon_arc){ 0x7f0000001000ull, GMON_CALLER_NONE, EXE, 1, 0, 0 };
 		p.threads[0].arcs[1] = (struct gmon_arc){ EXE + 0x10, EXE, EXE + 0x100, 3, 0, 0 };
 	}
-	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, err, sizeof(err)) < 0) {
+	if (gmon_encode(&p, 0, &buf, &len) < 0 || gmon_write_file(argv[2], buf, len, GMON_WRITE_NAMED, err, sizeof(err)) < 0) {
 		fprintf(stderr, "robgen: %s\n", err);
 		return 1;
 	}

@@ -92,12 +92,12 @@ endline() {
 	local size rev recs want
 	size=$(stat -c %s calls.out)
 	rev=$(od -An -tu4 -j8 -N4 calls.out | tr -d ' ')
-	recs=$(($(grep -c '^module ' dump.txt) + 1 + $(grep -c '^thread ' dump.txt) + 2 + $(grep -c '^sampling ' dump.txt) + $(grep -c '^nodes ' dump.txt)))
+	recs=$(($(grep -c '^module ' dump.txt) + 1 + $(grep -c '^thread ' dump.txt) + 2 + $(grep -c '^sampling ' dump.txt) + $(grep -c '^nodes ' dump.txt) + $(grep -q '^tail ' dump.txt && echo 1 || echo 0)))
 	want="end revision=$rev records=$recs length=$size file=calls.out"
 	[ "$(tail -n 1 dump.txt)" = "$want" ] || { echo "want: $want"; tail -n 1 dump.txt; return 1; }
-	[ "$rev" -eq 3 ]
+	[ "$rev" -eq 4 ]
 }
-check "the end line: revision 3, the records and the file's length" endline
+check "the end line: revision 4, the records and the file's length" endline
 
 same_as_tool() {
 	"$T/gmon-dump" calls.out >"$T/tool.txt" || return 1
@@ -148,7 +148,7 @@ escaped() {
 	grep -qx 'argv [^ ]*/names x\\x20y p\\x0aq  z' "$T/names.txt" || { grep '^argv' "$T/names.txt"; return 1; }
 	grep -q '^thread .* name=a\\x20b\\x09c arcs=' "$T/names.txt" || { grep '^thread' "$T/names.txt"; return 1; }
 	# every line starts with a known word
-	! grep -vE '^(header|hflags|times|overhead|lost|error|argv|module|func|thread|arc|time|count|sampling|stack|counter|end) ' "$T/names.txt"
+	! grep -vE '^(header|hflags|times|overhead|tailcost|lost|error|argv|module|func|thread|arc|time|count|sampling|stack|tail|counter|end) ' "$T/names.txt"
 }
 check "strings escaped: a thread name with a blank and a tab, arguments with a blank and a newline, stay on their line" escaped
 

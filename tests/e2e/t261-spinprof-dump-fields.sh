@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 	static struct gmon_samples ss[1];
 	static struct gmon_counter ctr[2];
 	struct gmon_profile p;
+	static uint64_t tails[2] = { 0x2160, 0x6000 };
 	uint8_t *buf;
 	size_t len;
 	char err[256];
@@ -49,7 +50,8 @@ int main(int argc, char **argv)
 		.flags = GMON_HDR_FORKED | GMON_HDR_OFFCPU_NONE | GMON_HDR_SIGNAL | GMON_HDR_INCOMPLETE |
 			 (5u << GMON_HDR_TSC_SOURCE_SHIFT),
 		.start_ns = 1001, .end_ns = 1002, .tsc_hz = 1003, .hook_out_mcyc = 12345,
-		.hook_in_mcyc = 7, .tsc_read_mcyc = 1000, .dropped_arcs = 11, .dropped_funcs = 12,
+		.hook_in_mcyc = 7, .tsc_read_mcyc = 1000, .hook_tail_in_mcyc = -1234, .hook_tail_out_mcyc = 5,
+		.dropped_arcs = 11, .dropped_funcs = 12,
 		.dropped_frames = 13, .abandoned = 14, .unmatched = 15, .slots_lost = 16,
 		.unregistered = 17, .error = "bad\tthing: here", .argc = 5, .argv = args };
 	mods[0] = (struct gmon_module){ 3, GMON_MOD_MAIN | GMON_MOD_INSTRUMENTED, 0x1000, 0x2000, 0x3000,
@@ -100,9 +102,11 @@ int main(int argc, char **argv)
 	ctr[1] = (struct gmon_counter){ "odd key", 77 };
 	p.ncounters = 2;
 	p.counters = ctr;
+	p.ntail_sites = 2;
+	p.tail_sites = tails;
 	if (gmon_encode(&p, 0, &buf, &len))
 		return 1;
-	if (gmon_write_file(argv[1], buf, len, err, sizeof(err)))
+	if (gmon_write_file(argv[1], buf, len, GMON_WRITE_NAMED, err, sizeof(err)))
 		return 1;
 	free(buf);
 	return 0;
@@ -126,6 +130,7 @@ header tool=spy 9.9 abi=5 pid=101 ppid=102 mode=time flags=0x53c
 hflags set=forked,offcpu_none,signal,incomplete, tsc_source=perf
 times start_ns=1001 end_ns=1002 tsc_hz=1003
 overhead hook_out=12.345 hook_in=0.007 tsc_read=1.000
+tailcost in=-1.234 out=0.005
 lost dropped_arcs=11 dropped_funcs=12 dropped_frames=13 abandoned=14 unmatched=15 slots_lost=16 unregistered=17
 error bad\\x09thing: here
 argv ./prog two\\x20words  back\\x5cslash new\\x0aline
@@ -145,9 +150,11 @@ thread tid=102 flags=exited,0x80, name=- arcs=0 funcs=0 counts=0 dropped_arcs=0 
 sampling watch=calls flags=0x4 hz=997 divisor=3 target=odd\\x20name\\x7f start=main stop=- expected=301 taken=302 missed=303 in_runtime=304 dropped=305 cpu_ns=306 faults=307 allocs=308 alloc_bytes=309 handler_cycles=310
 stack tid=101 count=2 weight=6 flags=waiting,runtime,cut, pc=0x2210 frames=odd\\x20name\\x7f@0x2160,main@0x2150,0x7777@0x8888
 stack tid=101 count=1 weight=3 flags= pc=0x0 frames=-
+tail site=0x2160 site_module=3
+tail site=0x6000 site_module=-1
 counter threads=2
 counter odd\\x20key=77
-end revision=$rev records=9 length=$size file=syn.out
+end revision=$rev records=10 length=$size file=syn.out
 W
 	diff want.txt got.txt
 }

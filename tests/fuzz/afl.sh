@@ -1,8 +1,9 @@
 #!/bin/bash
 # Fuzz spy's readers with AFL++ (Debian's afl++), a second engine beside libFuzzer (tests/fuzz/run.sh):
-# the same harnesses, built with afl-clang-fast -fsanitize=fuzzer (AFL++'s driver) under ASan and UBSan,
-# started from the same seeds (tests/fuzz/corpus/NAME/). For the spy harnesses the custom mutator
-# afl-spy-mutator.c mutates records and seals every input (CRCs, END), AFL's own mutants included.
+# the same harnesses, built with afl-clang-fast -fsanitize=fuzzer (AFL++'s driver) under ASan and UBSan
+# (tests/fuzz/lib.sh: each source once for all), started from the same seeds (tests/fuzz/corpus/NAME/).
+# For the spy harnesses the custom mutator afl-spy-mutator.c mutates records and seals every input
+# (CRCs, END), AFL's own mutants included; its SPY_FUZZ_PREFIX is the harness's count of option bytes.
 # Prints TAP, one test point per harness: its executions, edges found, and crashes (none, or it fails;
 # AFL keeps them in $SPY_BUILD/fuzz-afl/NAME/default/crashes/). Runs go on from the last run's queue.
 #
@@ -31,12 +32,9 @@ if ! command -v afl-clang-fast >/dev/null || ! command -v afl-fuzz >/dev/null; t
 	exit 0
 fi
 
-harnesses=("$@")
-if [ ${#harnesses[@]} -eq 0 ]; then
-	for f in "$SPY_SRC"/tests/fuzz/fuzz-*.c; do
-		harnesses+=("$(basename "$f" .c)")
-	done
-fi
+# shellcheck source=tests/fuzz/lib.sh
+. "$SPY_SRC/tests/fuzz/lib.sh"
+mapfile -t harnesses < <(fuzz_harnesses "$@")
 
 # the custom mutator, and the -pg program of the GNU harness (as run.sh builds it)
 gcc -O2 -g -shared -fPIC -I"$SPY_SRC/common" -I"$SPY_SRC/tests/fuzz" "$SPY_SRC/tests/fuzz/afl-spy-mutator.c" \
@@ -46,42 +44,35 @@ gcc -O2 -pg -no-pie -I"$SPY_SRC/samples" "$SPY_SRC/samples/calls.c" -o "$fz/fuzz
 	{ echo "Bail out! no -pg program"; exit 1; }
 export SPY_FUZZ_PGPROG=$fz/fuzz-pgprog
 
-# the sources of a harness: tests/fuzz/run.sh's reading of its fuzz: line
-# shellcheck source=tests/fuzz/run.sh
-eval "$(sed -n '/^fuzz_sources() {/,/^}/p' "$SPY_SRC/tests/fuzz/run.sh")"
+flags=(-g -O1 -fsanitize=fuzzer -fno-sanitize-recover=undefined)
+declare -A built
+while read -r what h rest; do
+	built[$h]="$what $rest"
+done < <(AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 AFL_LLVM_DENYLIST="$SPY_SRC/tests/fuzz/not-covered.txt" \
+	fuzz_build "$fz" afl-clang-fast flags "${harnesses[@]}")
 
 echo "1..${#harnesses[@]}"
 n=0 failed=0
 for h in "${harnesses[@]}"; do
 	n=$((n + 1))
-	srcs=() libs=() missing=
-	while read -r w; do
-		case $w in
-		missing\ *) missing="$missing ${w#missing }" ;;
-		-*) libs+=("$w") ;;
-		*) srcs+=("$w") ;;
-		esac
-	done < <(fuzz_sources "$h")
-	if [ -n "$missing" ]; then
-		echo "ok $n - $h # SKIP missing:$missing"
+	case ${built[$h]:-fail} in
+	built*) ;;
+	skip*)
+		echo "ok $n - $h # SKIP ${built[$h]#skip }"
 		continue
-	fi
-	incs=()
-	for s in "${srcs[@]}"; do incs+=("-I$(dirname "$s")"); done
-	# shellcheck disable=SC2046
-	if ! AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 AFL_LLVM_DENYLIST="$SPY_SRC/tests/fuzz/not-covered.txt" afl-clang-fast -g -O1 -fsanitize=fuzzer \
-		-fno-sanitize-recover=undefined -I"$SPY_SRC/common" -I"$SPY_SRC/tests/fuzz" \
-		$(printf -- '%s\n' "${incs[@]}" | sort -u) "$SPY_SRC/tests/fuzz/$h.c" "${srcs[@]}" -o "$fz/$h" \
-		"${libs[@]}" >"$fz/$h.build.log" 2>&1; then
+		;;
+	*)
 		echo "not ok $n - $h: does not build"
-		head -n 20 "$fz/$h.build.log" | sed 's/^/# /'
+		head -n 20 "$fz/$h.build.log" 2>/dev/null | sed 's/^/# /'
 		failed=$((failed + 1))
 		continue
-	fi
+		;;
+	esac
 	mutator=() prefix=0
-	case $h in
+	case $h in # the spy harnesses: the count of option bytes before their profiles
 	fuzz-gmon-decode) mutator=(AFL_CUSTOM_MUTATOR_LIBRARY="$fz/afl-spy-mutator.so") ;;
-	fuzz-spinprof-spy) mutator=(AFL_CUSTOM_MUTATOR_LIBRARY="$fz/afl-spy-mutator.so") prefix=1 ;;
+	fuzz-spinprof-spy | fuzz-spinprof-diff) mutator=(AFL_CUSTOM_MUTATOR_LIBRARY="$fz/afl-spy-mutator.so") prefix=1 ;;
+	fuzz-spinprof-outputs) mutator=(AFL_CUSTOM_MUTATOR_LIBRARY="$fz/afl-spy-mutator.so") prefix=2 ;;
 	esac
 	in=$SPY_SRC/tests/fuzz/corpus/$h
 	[ -d "$fz/$h.out/default/queue" ] && in=- # go on from the last run

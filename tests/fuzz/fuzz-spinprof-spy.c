@@ -52,22 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char *names[] = { "p0.out", "p1.out", "p2.out" };
 	char *argv[16];
-	int argc = 0, nfiles = 0;
+	int argc = 0, nfiles;
 	unsigned opts;
 
 	if (size < 1)
 		return 0;
 	fz_setup();
 	opts = data[0];
-	data++;
-	size--;
-	while (nfiles < 3 && (size || !nfiles)) {
-		size_t n = nfiles == 2 ? size : profile_end(data, size);
-
-		fz_write(names[nfiles++], data, n);
-		data += n;
-		size -= n;
-	}
+	nfiles = fz_split(data + 1, size - 1, 3);
 	argv[argc++] = "spinprof";
 	argv[argc++] = "-o";
 	argv[argc++] = "/dev/null";

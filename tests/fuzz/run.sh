@@ -2,29 +2,33 @@
 # Fuzz spy's readers with libFuzzer (clang -fsanitize=fuzzer,address,undefined), printing TAP: one test
 # point per harness, which passes when the run ends without a crash, a leak, a sanitizer report or an
 # abort of the harness's own checks; each line gives the runs, the coverage (edges, "cov") and the corpus.
-# Each tests/fuzz/fuzz-NAME.c starts with a line naming what it links, as the unit tests do:
-#   /* fuzz: common/gmon-io.c tests/fuzz/spy-mutate.c -lz */
-# where a source may be a pattern (spinprof/*.c), a .proto (compiled by protoc-c into $SPY_BUILD/fuzz/gen)
-# and !PATH leaves a file out (a harness whose sources are
-# missing is skipped). The seeds are tests/fuzz/corpus/NAME/ (small files kept in the repository, with the
-# inputs of every crash found and fixed: each run replays them first); what a run finds goes into
+# The harnesses' sources are each one's first line (tests/fuzz/lib.sh, which builds them: each source
+# compiled once for all). The seeds are tests/fuzz/corpus/NAME/ (small files kept in the repository, with
+# the inputs of every crash found and fixed: each run replays them first); what a run finds goes into
 # $SPY_BUILD/fuzz/corpus-NAME/, which grows from run to run; a crashing input is kept in
 # $SPY_BUILD/fuzz/crash-NAME-*. fuzz-spinprof-gnu needs a fixed `gcc -pg` program: samples/calls.c, built
 # here -no-pie as $SPY_BUILD/fuzz/fuzz-pgprog.
 #
-# usage: tests/fuzz/run.sh [-t SECONDS] [-r RUNS] [-j JOBS] [HARNESS...]   (default -t 10: seconds per
-#   harness; -j runs that many processes of each harness at once, libFuzzer's -fork)
+# usage: tests/fuzz/run.sh [-t SECONDS] [-T TOTAL] [-r RUNS] [-j JOBS] [HARNESS...]   (default -t 10:
+#   seconds per harness; -T: the whole run, build included, within TOTAL seconds: the build may take
+#   three quarters (on a busy machine what it could not build is skipped, said why; its objects stay for
+#   the next run), each harness gets its share of what is left, at most -t, and with none left only
+#   replays its corpus (said on its line); -j runs that many processes of each harness at once,
+#   libFuzzer's -fork)
 #   make check runs it briefly (tests/e2e/t204-spinprof-fuzz.sh), `make fuzz` longer (FUZZ_SECONDS)
 # env: SPY_SRC, SPY_BUILD (default build), FUZZ_CC (default clang-14, else clang), FUZZ_NICE (default 10)
 # exit: 0, 1 when a harness failed; "1..0 # SKIP" and 0 when there is no fuzzer toolchain.
 set -u
 
+start=$SECONDS
 secs=10
+total=
 runs=
 jobs=
-while getopts t:r:j: o; do
+while getopts t:T:r:j: o; do
 	case $o in
 	t) secs=$OPTARG ;;
+	T) total=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	*) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 2 ;;
@@ -51,39 +55,9 @@ if [ -z "$cc" ] || ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 	exit 0
 fi
 
-harnesses=("$@")
-if [ ${#harnesses[@]} -eq 0 ]; then
-	for f in "$SPY_SRC"/tests/fuzz/fuzz-*.c; do
-		harnesses+=("$(basename "$f" .c)")
-	done
-fi
-
-# fuzz_sources HARNESS: the sources (absolute) and libraries of its fuzz: line, one a line; a missing
-# source as "missing PATH"
-fuzz_sources() {
-	local - words w f skip=() s keep
-	set -f # the patterns are expanded below, in $SPY_SRC
-	words=$(sed -n '1s|^[[:space:]]*/\*[[:space:]]*fuzz:\(.*\)\*/.*$|\1|p' "$SPY_SRC/tests/fuzz/$1.c")
-	for w in $words; do
-		case $w in '!'*) skip+=("$SPY_SRC/${w#!}") ;; esac
-	done
-	for w in $words; do
-		case $w in
-		'!'*) ;;
-		-*) echo "$w" ;;
-		*'*'*)
-			set +f
-			for f in "$SPY_SRC"/$w; do
-				keep=1
-				for s in "${skip[@]}"; do [ "$f" = "$s" ] && keep=0; done
-				[ $keep = 1 ] && [ -f "$f" ] && echo "$f"
-			done
-			set -f
-			;;
-		*) if [ -f "$SPY_SRC/$w" ]; then echo "$SPY_SRC/$w"; else echo "missing $w"; fi ;;
-		esac
-	done
-}
+# shellcheck source=tests/fuzz/lib.sh
+. "$SPY_SRC/tests/fuzz/lib.sh"
+mapfile -t harnesses < <(fuzz_harnesses "$@")
 
 # the -pg program of fuzz-spinprof-gnu, built the same way each time: its seeds' addresses hold
 if [ ! -x "$fz/fuzz-pgprog" ] || [ "$SPY_SRC/samples/calls.c" -nt "$fz/fuzz-pgprog" ]; then
@@ -91,50 +65,49 @@ if [ ! -x "$fz/fuzz-pgprog" ] || [ "$SPY_SRC/samples/calls.c" -nt "$fz/fuzz-pgpr
 fi
 export SPY_FUZZ_PGPROG=$fz/fuzz-pgprog
 
+# every harness built first (coverage counts only the code under test: the harnesses and their mutators
+# are left out)
+flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-fsanitize-coverage-ignorelist="$SPY_SRC/tests/fuzz/not-covered.txt")
+declare -A built
+while read -r what h rest; do
+	built[$h]="$what $rest"
+done < <(
+	# with -T the build may take three quarters of it
+	[ -z "$total" ] || export FUZZ_DEADLINE=$(($(date +%s) + total * 3 / 4 - (SECONDS - start)))
+	fuzz_build "$fz" "$cc" flags "${harnesses[@]}"
+)
+
+built_in=$((SECONDS - start))
 echo "1..${#harnesses[@]}"
 n=0 failed=0
 for h in "${harnesses[@]}"; do
 	n=$((n + 1))
-	src=$SPY_SRC/tests/fuzz/$h.c
-	srcs=() libs=() missing=
-	if [ -f "$src" ]; then
-		while read -r w; do
-			case $w in
-			missing\ *) missing="$missing ${w#missing }" ;;
-			-*) libs+=("$w") ;;
-			*.proto)
-				# protoc-c's C for it, as the GNUmakefile makes it (spinprof/out-pprof.c)
-				mkdir -p "$fz/gen"
-				if protoc-c --proto_path="$(dirname "$w")" --c_out="$fz/gen" "$w" >"$fz/gen/protoc.log" 2>&1; then
-					srcs+=("$fz/gen/$(basename "$w" .proto).pb-c.c")
-				else
-					missing="$missing protoc-c"
-				fi
-				;;
-			*) srcs+=("$w") ;;
-			esac
-		done < <(fuzz_sources "$h")
+	t=$secs more=
+	if [ -n "$total" ]; then # this harness's share of the time left (a second of it for the replay)
+		t=$(((total - (SECONDS - start)) / (${#harnesses[@]} - n + 1) - 1))
+		[ "$t" -le "$secs" ] || t=$secs
+		[ "$t" -ge 1 ] || more=" (replay only: the build took ${built_in} s of the $total)"
 	fi
-	if [ ! -f "$src" ] || [ -n "$missing" ]; then
-		echo "ok $n - $h # SKIP missing:${missing:- $src}"
+	case ${built[$h]:-fail} in
+	built*) ;;
+	skip*)
+		echo "ok $n - $h # SKIP ${built[$h]#skip }"
 		continue
-	fi
-	incs=()
-	for s in "${srcs[@]}"; do incs+=("-I$(dirname "$s")"); done
-	# coverage counts only the code under test: the harnesses and their mutators are left out
-	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-fsanitize-coverage-ignorelist="$SPY_SRC/tests/fuzz/not-covered.txt" -I"$SPY_SRC/common" \
-		-I"$SPY_SRC/tests/fuzz" $(printf -- '%s\n' "${incs[@]}" | sort -u) "$src" "${srcs[@]}" -o "$fz/$h" \
-		"${libs[@]}" >"$fz/$h.build.log" 2>&1; then
+		;;
+	*)
 		echo "not ok $n - $h: does not build"
-		head -n 20 "$fz/$h.build.log" | sed 's/^/# /'
+		head -n 20 "$fz/$h.build.log" 2>/dev/null | sed 's/^/# /'
 		failed=$((failed + 1))
 		continue
-	fi
+		;;
+	esac
 	mkdir -p "$fz/corpus-$h"
 	seeds=$SPY_SRC/tests/fuzz/corpus/$h
 	[ -d "$seeds" ] || seeds=
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 nice -n "$nice" "$fz/$h" -max_total_time="$secs" \
+	# (-max_total_time=0 would mean no limit: replay only is -runs=0)
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 nice -n "$nice" "$fz/$h" \
+		$([ -n "$more" ] && echo -runs=0 || echo -max_total_time="$t") \
 		${runs:+-runs=$runs} ${jobs:+-fork=$jobs -ignore_crashes=0} -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$fz/crash-$h-" "$fz/corpus-$h" $seeds \
 		>"$fz/$h.log" 2>&1
@@ -143,7 +116,8 @@ for h in "${harnesses[@]}"; do
 	cov=$(grep -o 'cov: [0-9]*' "$fz/$h.log" | tail -n 1)
 	ft=$(grep -o 'ft: [0-9]*' "$fz/$h.log" | tail -n 1)
 	if [ $rc -eq 0 ]; then
-		echo "ok $n - $h: ${runs_done:-?} runs in $secs s, ${cov:-cov: ?} edges, ${ft:-ft: ?} features, corpus $(ls "$fz/corpus-$h" | wc -l) inputs"
+		[ -n "$more" ] && t="0 s$more" || t="$t s"
+		echo "ok $n - $h: ${runs_done:-?} runs in $t, ${cov:-cov: ?} edges, ${ft:-ft: ?} features, corpus $(ls "$fz/corpus-$h" | wc -l) inputs"
 	else
 		echo "not ok $n - $h: status $rc; the input is in $fz/crash-$h-*"
 		grep -E -m 8 'ERROR|SUMMARY|runtime error|#[0-4] |refused|differently|does not read back|exited|Test unit written' \

@@ -19,7 +19,7 @@ static char fz_dir[] = "/tmp/spy-fuzz.XXXXXX";
 /* At exit: the work directory goes, with what the harnesses write there. */
 static void fz_cleanup(void)
 {
-	static const char *const files[] = { "p0.out", "p1.out", "p2.out", "gmon.out", "gmon.sum" };
+	static const char *const files[] = { "p0.out", "p1.out", "p2.out", "gmon.out", "gmon.sum", "out" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
 		unlink(files[i]);
@@ -68,4 +68,46 @@ static int fz_spinprof(char **argv)
 		abort();
 	}
 	return rc;
+}
+
+/* Where the spy profile at d[0, n) ends: after its END record, or where the records stop making sense
+ * (then n). */
+__attribute__((unused)) static size_t fz_profile_end(const uint8_t *d, size_t n)
+{
+	size_t pos = GMON_FILE_HEADER_SIZE;
+
+	if (n < pos || memcmp(d, GMON_MAGIC, 4))
+		return n;
+	while (pos + GMON_RECORD_HEADER_SIZE <= n) {
+		unsigned tag = d[pos] | d[pos + 1] << 8;
+		uint64_t plen = 0;
+
+		for (int i = 7; i >= 0; i--)
+			plen = plen << 8 | d[pos + 8 + i];
+		if (plen > n - pos - GMON_RECORD_HEADER_SIZE)
+			return n;
+		pos += GMON_RECORD_HEADER_SIZE + (size_t)plen;
+		if (tag == GMON_TAG_END)
+			return pos;
+	}
+	return n;
+}
+
+/* The spy profiles back to back in d[0, n) written to p0.out, p1.out, ... (at most max, the last one
+ * taking the rest; at least one, maybe empty). Returns how many. */
+__attribute__((unused)) static int fz_split(const uint8_t *d, size_t n, int max)
+{
+	static const char *const names[] = { "p0.out", "p1.out", "p2.out" };
+	int k = 0;
+
+	if (max > 3)
+		max = 3;
+	while (k < max && (n || !k)) {
+		size_t len = k == max - 1 ? n : fz_profile_end(d, n);
+
+		fz_write(names[k++], d, len);
+		d += len;
+		n -= len;
+	}
+	return k;
 }

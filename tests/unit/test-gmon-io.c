@@ -1,8 +1,9 @@
-/* unit: common/gmon-io.c common/gmon-dump.c -lz */
+/* unit: common/gmon-io.c common/gmon-dump.c common/esc.c -lz */
 /* The profile file: a profile with every kind of record survives encoding and decoding, plain and
  * compressed; every truncation and every damaged byte of a valid file is refused with a message (the
  * run under ASan/UBSan shows none of them reads out of bounds), read from memory and from a file
- * alike (same profile, same message); only regular files are opened; the atomic write and the dump. */
+ * alike (same profile, same message); only regular files are opened; the atomic write (what it
+ * replaces, follows or writes into) and the dump. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -773,7 +774,7 @@ static void test_bad_inputs(void **state)
 
 static void test_write_file(void **state)
 {
-	char dir[] = "/tmp/test-gmon-io.XXXXXX", path[256], link[256], victim[256], err[256];
+	char dir[] = "/tmp/test-gmon-io.XXXXXX", path[256], link[256], victim[256], fifo[256], err[256];
 	const char data[] = "gmonSPY\x01 some bytes";
 	char got[64] = "";
 	struct stat st;
@@ -782,7 +783,7 @@ static void test_write_file(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/gmon.out", dir);
-	assert_int_equal(gmon_write_file(path, data, sizeof(data), err, sizeof(err)), 0);
+	assert_int_equal(gmon_write_file(path, data, sizeof(data), 0, err, sizeof(err)), 0);
 	f = fopen(path, "rb");
 	assert_non_null(f);
 	assert_int_equal(fread(got, 1, sizeof(got), f), sizeof(data));
@@ -795,19 +796,47 @@ static void test_write_file(void **state)
 	fputs("keep", f);
 	fclose(f);
 	assert_int_equal(symlink(victim, link), 0);
-	assert_int_equal(gmon_write_file(link, data, sizeof(data), err, sizeof(err)), 0);
+	assert_int_equal(gmon_write_file(link, data, sizeof(data), GMON_WRITE_NAMED, err, sizeof(err)), 0);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(stat(victim, &st), 0);
 	assert_int_equal(st.st_size, 4);
+	/* a FIFO: written into only when named (then, without a reader, an error and no wait); under a
+	 * name nobody gave, or as a symlink's target when not named, replaced or left alone */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(gmon_write_file(fifo, data, sizeof(data), GMON_WRITE_NAMED, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no reader"));
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(fifo, link), 0);
+	assert_int_equal(gmon_write_file(link, data, sizeof(data), GMON_WRITE_NAMED, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no reader")); /* followed, as /dev/stdout */
+	assert_int_equal(gmon_write_file(link, data, sizeof(data), 0, err, sizeof(err)), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == sizeof(data));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(gmon_write_file(fifo, data, sizeof(data), 0, err, sizeof(err)), 0);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == sizeof(data));
+	/* a dangling symlink, named: replaced */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("nowhere", link), 0);
+	assert_int_equal(gmon_write_file(link, data, sizeof(data), GMON_WRITE_NAMED, err, sizeof(err)), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* a directory: left alone */
+	assert_int_equal(gmon_write_file(dir, data, sizeof(data), GMON_WRITE_NAMED, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is a directory"));
 	/* no temporary file is left behind */
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(unlink(link), 0);
 	assert_int_equal(unlink(victim), 0);
+	assert_int_equal(unlink(fifo), 0);
 	assert_int_equal(rmdir(dir), 0);
 	/* a missing directory: an error with the reason */
 	snprintf(path, sizeof(path), "%s/gmon.out", dir);
-	assert_int_equal(gmon_write_file(path, data, sizeof(data), err, sizeof(err)), -1);
+	assert_int_equal(gmon_write_file(path, data, sizeof(data), 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "No such file or directory"));
 }
 

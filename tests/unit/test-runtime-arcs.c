@@ -18,6 +18,21 @@ int spy_traced(uint64_t addr)
 	return addr == 0x402000;
 }
 
+/* codemap.c's and units.c's: one instrumented function at 0x500000 (256 bytes), with hooks, and one
+ * at 0x600000 without */
+uint64_t spy_codemap_func(uint64_t pc)
+{
+	if (pc >= 0x500000 && pc < 0x500100)
+		return 0x500000;
+	if (pc >= 0x600000 && pc < 0x600100)
+		return 0x600000;
+	return 0;
+}
+int spy_hooked(uint64_t addr)
+{
+	return addr == 0x500000;
+}
+
 static void test_find_insert(void **state)
 {
 	struct spy_arcs a;
@@ -61,6 +76,30 @@ static void test_traced(void **state)
 	assert_int_equal(a.fstat[SPY_ARC_FUNC(a.arc[j].func)].addr, 0x403000);
 	spy_arcs_release(&a);
 	spy_trace_on = 0;
+}
+
+/* An arc whose call site lies in a function with hooks has that function as its caller from the
+ * start (SITED, kept apart from the callee's index); one from code without hooks has none yet. */
+static void test_sited(void **state)
+{
+	struct spy_arcs a;
+	uint32_t i, j, k;
+
+	(void)state;
+	assert_int_equal(spy_arcs_init(&a, 16, 1024, 1), 0);
+	i = spy_arcs_find(&a, 0x500040, 0x402000);
+	j = spy_arcs_find(&a, 0x600040, 0x402000);
+	k = spy_arcs_find(&a, 0x700040, 0x402000);
+	assert_true(i && j && k);
+	assert_true(a.arc[i].func & SPY_ARC_SITED);
+	assert_int_equal(a.arc[i].caller, 0x500000);
+	assert_false(a.arc[j].func & SPY_ARC_SITED);
+	assert_false(a.arc[k].func & SPY_ARC_SITED);
+	assert_int_equal(a.arc[j].caller, 0);
+	/* the callee's entry in the function table is the same for all three */
+	assert_int_equal(SPY_ARC_FUNC(a.arc[i].func), SPY_ARC_FUNC(a.arc[k].func));
+	assert_true(SPY_ARC_FUNC(a.arc[i].func) > 0);
+	spy_arcs_release(&a);
 }
 
 static void test_collisions(void **state)
@@ -210,7 +249,7 @@ int main(void)
 		cmocka_unit_test(test_find_insert), cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_traced),      cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_overflow),    cmocka_unit_test(test_fstat),
-		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_reset),       cmocka_unit_test(test_sited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,6 +52,7 @@ static void test_defaults(void **state)
 	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
 	assert_string_equal(c.out, "gmon.out");
 	assert_int_equal(c.out_has_pid, 0);
+	assert_int_equal(c.out_named, 0);
 	assert_int_equal(c.mode, SPY_MODE_TIME);
 	assert_int_equal(c.arcs, SPY_ARCS_DEFAULT);
 	assert_null(c.start);
@@ -78,6 +79,7 @@ static void test_good_values(void **state)
 	assert_int_equal(load(&c, env, err, sizeof(err)), 0);
 	assert_string_equal(c.out, "/tmp/prof.%p.%%");
 	assert_int_equal(c.out_has_pid, 1);
+	assert_int_equal(c.out_named, 1);
 	assert_int_equal(c.mode, SPY_MODE_ARCS);
 	assert_int_equal(c.arcs, 50000);
 	assert_string_equal(c.start, "main");
@@ -222,13 +224,63 @@ static void test_out_path(void **state)
 	assert_int_equal(spy_out_path(&c, buf, 16, 123456, 0), -1);
 }
 
+/* AT_SECURE (a setuid program): no variable is read, one line says so when one was there */
+static void test_secure(void **state)
+{
+	char *env[] = { "HOME=/root", "SPYRT_OUT=/etc/passwd", "SPYRT_MODE=arcs", NULL };
+	char *plain[] = { "HOME=/root", NULL }, err[1024], **got;
+	struct spy_config c;
+	FILE *tmp;
+	int saved = dup(2);
+	size_t n;
+
+	(void)state;
+	assert_ptr_equal(spy_env_trusted(env, 0), env);
+	assert_int_equal(spy_caller.secure, 0);
+	tmp = tmpfile();
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	got = spy_env_trusted(env, 1);
+	dup2(saved, 2);
+	rewind(tmp);
+	n = fread(err, 1, sizeof(err) - 1, tmp);
+	err[n] = 0;
+	fclose(tmp);
+	assert_non_null(got);
+	assert_null(got[0]);
+	assert_int_equal(spy_caller.secure, 1);
+	assert_int_equal(spy_caller.uid, getuid());
+	assert_int_equal(spy_caller.gid, getgid());
+	assert_non_null(strstr(err, "every SPYRT_ variable is ignored"));
+	assert_non_null(strchr(err, '\n'));
+	assert_string_equal(strchr(err, '\n'), "\n"); /* one line */
+	/* what the runtime then loads: the defaults, gmon.out not named */
+	assert_int_equal(load(&c, got, err, sizeof(err)), 0);
+	assert_string_equal(c.out, "gmon.out");
+	assert_int_equal(c.out_named, 0);
+	assert_int_equal(c.mode, SPY_MODE_TIME);
+	release(&c);
+	/* nothing to ignore: nothing said */
+	tmp = tmpfile();
+	assert_non_null(tmp);
+	dup2(fileno(tmp), 2);
+	got = spy_env_trusted(plain, 1);
+	dup2(saved, 2);
+	close(saved);
+	assert_null(got[0]);
+	fseek(tmp, 0, SEEK_END);
+	assert_int_equal(ftell(tmp), 0);
+	fclose(tmp);
+	spy_caller.secure = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_good_values),
-		cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_out_path),
+		cmocka_unit_test(test_defaults),   cmocka_unit_test(test_good_values),
+		cmocka_unit_test(test_bad_values), cmocka_unit_test(test_out_path),
+		cmocka_unit_test(test_secure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counters.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c runtime/nodes.c runtime/trace.c runtime/sig-nest.c runtime/fold.c runtime/loads.c */
+/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counters.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c runtime/nodes.c runtime/trace.c runtime/sig-nest.c runtime/fold.c runtime/codemap.c runtime/stackmap.c runtime/tailsites.c runtime/secure.c runtime/loads.c */
 /* The whole runtime, driven as the plugin drives it: functions here call __spy_enter and __spy_exit by
  * hand, and count through __spy_counts. Checked through the profile spy_dump() writes and the shared
  * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits, frames of
@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <cmocka.h>
 
 #include "spyrt.h"
@@ -497,6 +499,108 @@ static int setup(void **state)
 	return 0;
 }
 
+/*
+ * A context switch that the thread's perf ring shows after a tail call's exit took its time stamp:
+ * the tail callee and its tail caller both end at that stamp (exit_slow pops them together), so the
+ * interval off the CPU is neither's, but their caller's, whose call goes on (offcpu.c's drain, told
+ * how many top frames end). The ring is a fake one: two switch records (out, in) 10 s ahead of now.
+ */
+static NOINL void tailed(void)
+{
+	BARRIER();
+}
+
+static NOINL void tailer(void)
+{
+	BARRIER();
+}
+
+/* the calls of tailer and tailed, from a frame below tail_host's (their slot: slots[4]) */
+static NOINL void tail_seq(struct spy_thread *t, void *ra)
+{
+	uint64_t slots[8] = { 0 }, *cfa = &slots[5], head = 32;
+	struct spy_offcpu saved = t->off;
+	const uint64_t *saved_head = t->sw_head, saved_seen = t->sw_seen;
+	struct {
+		struct perf_event_header h;
+		uint64_t time;
+	} ring[2];
+	struct timespec ts;
+	uint64_t ns;
+
+	slots[4] = (uint64_t)(uintptr_t)ra; /* the slot below cfa: a return address */
+	__spy_entry((void *)tailer, ra, cfa);
+	__spy_tail((void *)tailer, (void *)tailed, cfa);
+	__spy_entry((void *)tailed, ra, cfa);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 10000000000u;
+	ring[0].h = (struct perf_event_header){ PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT, 16 };
+	ring[0].time = ns;
+	ring[1].h = (struct perf_event_header){ PERF_RECORD_SWITCH, 0, 16 };
+	ring[1].time = ns + 1000000;
+	t->off.base = ring;
+	t->off.data = (const uint8_t *)ring;
+	t->off.size = 4096;
+	t->off.out = 0;
+	t->sw_head = &head;
+	t->sw_seen = 0;
+	__spy_leave((void *)tailed, cfa);
+	BARRIER();
+	/* the real ring back, with what the fake one charged */
+	t->sw_head = saved_head;
+	t->sw_seen = saved_seen;
+	saved.arcs = t->off.arcs;
+	saved.narcs = t->off.narcs;
+	saved.serial = t->off.serial;
+	saved.blocked = t->off.blocked;
+	saved.preempted = t->off.preempted;
+	saved.switches = t->off.switches;
+	t->off = saved;
+}
+
+static NOINL void tail_host(struct spy_thread *t)
+{
+	ENTER(tail_host);
+	tail_seq(t, (void *)tail_host); /* a call site: any code address */
+	BARRIER();
+	assert_int_equal(t->stack[t->depth - 1].self, (uint64_t)(uintptr_t)tail_host);
+	EXIT(tail_host);
+}
+
+static uint64_t off_incl_into(const struct gmon_profile *p, const void *callee)
+{
+	uint64_t n = 0;
+
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint64_t i = 0; p->threads[t].arcoffs && i < p->threads[t].narcs; i++)
+			if (p->threads[t].arcs[i].callee == (uint64_t)(uintptr_t)callee)
+				n += p->threads[t].arcoffs[i].incl;
+	return n;
+}
+
+static void test_switch_after_tail_exit(void **state)
+{
+	struct gmon_profile p;
+	struct spy_thread *t;
+
+	(void)state;
+	ENTER(test_switch_after_tail_exit); /* the thread's tables and, in mode time, its ring */
+	t = spy_tls_thread;
+	if (!t->off.on || !t->timed) {
+		EXIT(test_switch_after_tail_exit);
+		skip();
+	}
+	spy_flush();
+	tail_host(t);
+	EXIT(test_switch_after_tail_exit);
+	load(&p);
+	assert_int_equal(off_incl_into(&p, tailed), 0);
+	assert_int_equal(off_incl_into(&p, tailer), 0);
+	/* a millisecond, give or take the conversion */
+	assert_true(off_incl_into(&p, tail_host) > 0);
+	gmon_profile_release(&p);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -511,7 +615,7 @@ int main(void)
 		cmocka_unit_test(test_longjmp_repaired), cmocka_unit_test(test_unmatched_exit),
 		cmocka_unit_test(test_register),         cmocka_unit_test(test_threads_exact),
 		cmocka_unit_test(test_on_off_flush),     cmocka_unit_test(test_flush_keeps_active_frames),
-		cmocka_unit_test(test_arc_hook_frames),
+		cmocka_unit_test(test_arc_hook_frames),  cmocka_unit_test(test_switch_after_tail_exit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,17 @@
+/* samples/livecaller-foreign.c: code without hooks (the plugin excludes this file in
+ * livecaller.expect) that calls back into instrumented code, as libc's qsort or an event loop does:
+ * fn() once at each node of a binary recursion of the given depth, 2^(depth + 1) - 1 calls, each from
+ * another depth of this file's own frames. */
+#include "sample.h"
+
+void foreign_walk(int depth, void (*fn)(void));
+
+NOINL void foreign_walk(int depth, void (*fn)(void))
+{
+	if (depth > 0)
+		foreign_walk(depth - 1, fn);
+	fn();
+	if (depth > 0)
+		foreign_walk(depth - 1, fn);
+	BARRIER();
+}

@@ -1,0 +1,103 @@
+/* samples/livecaller.c: calls whose caller a shadow stack without exit hooks (mode arcs) could take
+ * for a callee that returned just before (issue 23). Each runs ROUNDS (100) times from main:
+ *   caller(): sib(), then seven(), whose 7th argument is passed on the stack, so that its return
+ *             address sits below where sib's was: sib 1, seven 1 a round
+ *   deeper(): deep() (which calls sib twice), then nine(), three arguments on the stack: deep 1,
+ *             nine 1 a round
+ *   loopy():  sib(), then foreign_walk(), code without hooks (livecaller-foreign.c) that calls cb()
+ *             back 15 times at four depths of its own recursion: every cb() is loopy's
+ *   sorter(): sib(), then qsort() of 64 ints with cmp(): every cmp() is sorter's (how many, glibc
+ *             decides; the test compares the arc with cmp's add-one count)
+ * so main -> caller, deeper, loopy, sorter 100 each; caller -> sib 100, caller -> seven 100;
+ * deeper -> deep 100, deep -> sib 200, deeper -> nine 100; loopy -> sib 100, loopy -> cb 1500;
+ * sorter -> sib 100, sorter -> cmp (qsort's count). With an argument N, cb() spins N iterations
+ * (for samples: its time is loopy's, never sib's). */
+#include <stdlib.h>
+#include "sample.h"
+
+#define ROUNDS 100
+
+void foreign_walk(int depth, void (*fn)(void));
+
+volatile long sink;
+
+NOINL long sib(long x)
+{
+	sink += x;
+	return x;
+}
+
+NOINL long seven(long a, long b, long c, long d, long e, long f, long g)
+{
+	sink += g;
+	return a + b + c + d + e + f + g;
+}
+
+NOINL long nine(long a, long b, long c, long d, long e, long f, long g, long h, long i)
+{
+	sink += g + h + i;
+	return a + b + c + d + e + f;
+}
+
+NOINL long deep(long x)
+{
+	return sib(x) + sib(x + 1);
+}
+
+NOINL long caller(long i)
+{
+	long s = sib(i);
+
+	return s + seven(i, 1, 2, 3, 4, 5, s);
+}
+
+NOINL long deeper(long i)
+{
+	long s = deep(i);
+
+	return s + nine(i, 1, 2, 3, 4, 5, s, i, s);
+}
+
+static long spin;
+
+NOINL void cb(void)
+{
+	for (long k = 0; k < spin; k++)
+		sink++;
+}
+
+NOINL void loopy(long i)
+{
+	sib(i);
+	foreign_walk(3, cb);
+}
+
+NOINL int cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+NOINL void sorter(long i)
+{
+	int v[64];
+
+	for (int k = 0; k < 64; k++)
+		v[k] = (int)((k * 37 + i) % 64);
+	sib(i);
+	qsort(v, 64, sizeof(v[0]), cmp);
+	sink += v[0];
+}
+
+int main(int argc, char **argv)
+{
+	spin = argc > 1 ? atol(argv[1]) : 1;
+	for (long i = 0; i < ROUNDS; i++) {
+		caller(i);
+		deeper(i);
+		loopy(i);
+		sorter(i);
+	}
+	return 0;
+}
