@@ -549,13 +549,11 @@ static NOINL void tail_seq(struct spy_thread *t, void *ra)
 	/* the real ring back, with what the fake one charged */
 	t->sw_head = saved_head;
 	t->sw_seen = saved_seen;
-	saved.arcs = t->off.arcs;
-	saved.narcs = t->off.narcs;
-	saved.serial = t->off.serial;
-	saved.blocked = t->off.blocked;
-	saved.preempted = t->off.preempted;
-	saved.switches = t->off.switches;
-	t->off = saved;
+	t->off.base = saved.base;
+	t->off.data = saved.data;
+	t->off.size = saved.size;
+	t->off.out = saved.out;
+	t->off.out_pre = saved.out_pre;
 }
 
 static NOINL void tail_host(struct spy_thread *t)
