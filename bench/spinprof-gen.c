@@ -5,6 +5,8 @@
  *                                            NARCS distinct arcs; counters equal incoming arcs
  *   spinprof-gen gnu OUT NARCS < SYMS         a glibc gmon.out (histogram and NARCS arcs) for an executable
  *                                            whose functions are SYMS: lines "ADDR SIZE" in hex, from nm
+ *   spinprof-gen gnuhist OUT [rev] < SYMS     a glibc gmon.out of one one-bin histogram record per function
+ *                                            (its first 4 bytes), in address order (rev: the reverse)
  * The same seed gives the same file. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -212,13 +214,59 @@ static int gen_gnu(const char *out, uint64_t na)
 	return fclose(f) ? 1 : 0;
 }
 
+/* One histogram record of one bin per symbol, as a program whose histogram came in pieces leaves
+ * them: N records cost gprof (and spinprof before) N^2. */
+static int gen_gnuhist(const char *out, int rev)
+{
+	uint64_t *addr = NULL, n = 0, alloc = 0;
+	unsigned long long a, s;
+	FILE *f;
+
+	while (scanf("%llx %llx", &a, &s) == 2) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			addr = must(realloc(addr, alloc * sizeof(*addr)));
+		}
+		addr[n++] = a;
+	}
+	if (!n) {
+		fprintf(stderr, "spinprof-gen: no symbols on stdin\n");
+		return 1;
+	}
+	if (!(f = fopen(out, "wb"))) {
+		perror(out);
+		return 1;
+	}
+	fwrite("gmon", 1, 4, f);
+	put(f, 1, 4);
+	put(f, 0, 12);
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t i = rev ? n - 1 - k : k;
+
+		putc(0, f);
+		put(f, addr[i], 8);
+		put(f, addr[i] + 4, 8);
+		put(f, 1, 4);
+		put(f, 100, 4);
+		fwrite("seconds\0\0\0\0\0\0\0\0", 1, 15, f);
+		putc('s', f);
+		put(f, 1 + next() % 5, 2);
+	}
+	free(addr);
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "gnuhist"))
+		return gen_gnuhist(argv[2], argc == 4 && !strcmp(argv[3], "rev"));
 	if (argc >= 5 && !strcmp(argv[1], "spy"))
 		return gen_spy(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
 			       argc > 5 ? atoi(argv[5]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "gnu"))
 		return gen_gnu(argv[2], strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: spinprof-gen spy OUT NFUNCS NARCS [ZLIB] | gnu OUT NARCS < SYMS\n");
+	fprintf(stderr,
+		"usage: spinprof-gen spy OUT NFUNCS NARCS [ZLIB] | gnu OUT NARCS < SYMS | gnuhist OUT "
+		"[rev] < SYMS\n");
 	return 2;
 }

@@ -172,7 +172,7 @@ static void dump_nhist(FILE *f, const struct gmon_nhist *h)
 
 void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
-	static const char *const mflags[] = { "main", "instr", "closed", "vdso", NULL };
+	static const char *const mflags[] = { "main", "instr", "closed", "vdso", "moved", NULL };
 	static const char *const tflags[] = { "main",   "exited",   "offcpu", "stopwatch",
 					      "folded", "counters", NULL };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };

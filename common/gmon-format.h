@@ -81,6 +81,9 @@ enum gmon_module_flags {
 	GMON_MOD_INSTRUMENTED = 1u << 1, /* registered functions with the runtime */
 	GMON_MOD_CLOSED = 1u << 2,       /* dlclose()d before the file was written */
 	GMON_MOD_VDSO = 1u << 3,
+	/* dlclose()d, and its addresses (base, text, and every address of it in the file) moved to a
+	 * range of its own, apart from whatever was loaded there after it */
+	GMON_MOD_MOVED = 1u << 4,
 };
 
 enum gmon_thread_flags {

@@ -236,6 +236,9 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		spy_thread_reset(t);
 		t->epoch = SPY_CTL_EPOCH(w);
 	}
+	/* a module dlclose'd: what this thread recorded at its addresses moves apart (loads.c) */
+	if (unlikely(spy_loads_pending(t->loads_at)))
+		spy_loads_sync(t);
 	/* slots given to other functions (spy_acache_reslot) */
 	if (unlikely(t->acache_gen != __atomic_load_n(&spy_acache_gen, __ATOMIC_SEQ_CST)))
 		spy_acache_clear(t);

@@ -78,18 +78,22 @@ const char *spy_module_path(const struct spy_module *m)
 	return m->path ? m->path : "";
 }
 
-/* The entry of the object described by info, added when new. */
+/* The entry of the object described by info, added when new: the same file (path and build-id) at the
+ * same place. One moved at its dlclose (loads.c) is it, loaded again: its registration moves it back. */
 static uint32_t module_add(struct dl_phdr_info *info, int first)
 {
 	struct spy_module m;
 
 	module_fill(&m, info, first);
-	for (uint32_t i = 0; i < spy_nmodules; i++)
-		if (spy_modules[i].base == m.base &&
-		    !strcmp(spy_module_path(&spy_modules[i]), spy_module_path(&m))) {
+	for (uint32_t i = 0; i < spy_nmodules; i++) {
+		const struct spy_module *e = &spy_modules[i];
+
+		if (e->base == m.base && !strcmp(spy_module_path(e), spy_module_path(&m)) &&
+		    e->build_id_len == m.build_id_len && !memcmp(e->build_id, m.build_id, m.build_id_len)) {
 			free(m.path);
 			return i;
 		}
+	}
 	if (spy_nmodules == spy_modules_alloc) {
 		uint32_t n = spy_modules_alloc ? 2 * spy_modules_alloc : 16;
 		struct spy_module *p = realloc(spy_modules, n * sizeof(*p));

@@ -2,7 +2,8 @@
  * (PERF_RECORD_SWITCH, stamped with CLOCK_MONOTONIC), so the hooks can tell the time a call spent
  * running from the time it spent off the CPU, blocked or preempted, as gprof's seconds mean CPU time.
  * The exit hook's fast path only compares the ring's head with what the thread last read (hooks.c);
- * after a switch, spy_offcpu_drain charges each interval to the frames that were active through it. */
+ * after a switch, spy_offcpu_drain charges each interval to the frames that were active through it,
+ * at a cost that does not grow with the depth of the stack (struct spy_offside). */
 #include "spyrt.h"
 
 #include <errno.h>
@@ -74,8 +75,10 @@ void spy_offcpu_open(struct spy_thread *t)
 	t->off.len = len;
 	t->off.data = (const uint8_t *)base + ps;
 	t->off.size = RING_PAGES * ps;
-	t->off.serial = 1;
 	t->off.on = 1;
+	/* a frame's place for every frame the stack can hold (and the sentinel's), touched as deep as
+	 * the intervals reach */
+	t->off.side = spy_map((size_t)(SPY_STACK_MAX + 1) * sizeof(*t->off.side));
 	/* room for every arc the tables can hold; pages are committed as arcs meet switches */
 	if (spy_vm_reserve(&t->off.vm, (size_t)t->arcs.arc_max * sizeof(struct spy_arcoff)) == 0)
 		t->off.arcs = t->off.vm.base;
@@ -95,6 +98,10 @@ void spy_offcpu_close(struct spy_thread *t)
 	if (t->off.base)
 		munmap(t->off.base, t->off.len);
 	t->off.base = NULL;
+	if (t->off.side)
+		spy_unmap(t->off.side, (size_t)(SPY_STACK_MAX + 1) * sizeof(*t->off.side));
+	t->off.side = NULL;
+	t->off.nside = 0;
 	if (t->off.arcs)
 		spy_vm_release(&t->off.vm);
 	t->off.arcs = NULL;
@@ -107,6 +114,8 @@ void spy_offcpu_reset(struct spy_thread *t)
 {
 	if (t->off.arcs)
 		memset(t->off.arcs, 0, (size_t)t->off.narcs * sizeof(*t->off.arcs));
+	/* what the frames held goes with the tables (their functions' entries are made again) */
+	__atomic_store_n(&t->off.nside, 0, __ATOMIC_RELEASE);
 }
 
 /* Arc ai's off-CPU times, committing the table's pages up to it; NULL when that failed. */
@@ -124,6 +133,61 @@ static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
 	return &t->off.arcs[ai];
 }
 
+/* The side's top frame has ended: its arc takes what it holds when it was its function's outermost
+ * frame, and the timed frame below holds it too (it spanned those intervals). */
+static void side_pop(struct spy_thread *t)
+{
+	uint32_t j = t->off.nside - 1;
+	struct spy_offside *s = &t->off.side[j];
+	uint64_t acc = s->acc;
+
+	t->arcs.fstat[s->func].off_pref--;
+	if (s->outer && acc) {
+		struct spy_arcoff *a = arc_off(t, s->arc);
+
+		if (a)
+			SPY_SET(a->incl, a->incl + acc);
+	}
+	if (j)
+		SPY_SET(t->off.side[j - 1].acc, t->off.side[j - 1].acc + acc);
+	__atomic_store_n(&t->off.nside, j, __ATOMIC_RELEASE);
+}
+
+/* The side's frames that are no longer on the stack end: those above the innermost one still there (a
+ * frame gone means every frame above it went first). Amortized over the exits: each ends once. */
+static void side_sync(struct spy_thread *t)
+{
+	while (t->off.nside) {
+		const struct spy_offside *s = &t->off.side[t->off.nside - 1];
+
+		if (s->depth < t->depth && t->stack[s->depth].entry == s->entry &&
+		    t->stack[s->depth].sp == s->sp)
+			break;
+		side_pop(t);
+	}
+}
+
+void spy_offcpu_settle(struct spy_thread *t)
+{
+	if (t->off.side)
+		side_sync(t);
+}
+
+uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, uint32_t n)
+{
+	const struct spy_offside *side = t->off.side;
+	uint32_t k = side ? __atomic_load_n(&t->off.nside, __ATOMIC_ACQUIRE) : 0, o = 0;
+	uint64_t sum = 0;
+
+	/* each frame is owed what it and the frames above it hold */
+	while (k-- > 0) {
+		sum += SPY_GET(side[k].acc);
+		if (side[k].outer && sum && o < n)
+			out[o++] = (struct spy_offowed){ side[k].arc, sum };
+	}
+	return o;
+}
+
 /*
  * One interval [out, in] off the CPU (CLOCK_MONOTONIC ns), converted to cycles with a pair of
  * clocks read now. A frame was active through it when it was entered before the switch-out; since
@@ -133,6 +197,11 @@ static struct spy_arcoff *arc_off(struct spy_thread *t, uint32_t ai)
  * inclusive time), self time to the innermost. top_end: when the top frame ends (the exit hook's
  * time stamp), so a switch after it is not its own, nor that of the tail callers under it that end
  * with it (t->off.ending frames in all); UINT64_MAX when no frame ends.
+ *
+ * The timed frames seen so far stay in the side; only frames entered since are added (once each; the
+ * frames of mode=arcs code above the innermost of them are passed again): the interval is held by the
+ * innermost frame it charges, and reaches the outermost frames below as the frames end (side_pop), or
+ * a write reads it (spy_offcpu_owed).
  */
 static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uint64_t top_end,
 		   const uint64_t pair[2], double rate)
@@ -140,8 +209,8 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	uint64_t len = (uint64_t)((double)(in - out) * rate + 0.5);
 	double midd = (double)pair[0] - ((double)pair[1] - ((double)out + (double)in) / 2) * rate;
 	uint64_t mid = midd > 0 ? (uint64_t)midd : 0;
-	uint64_t serial = t->off.serial++;
-	uint32_t inner = UINT32_MAX;
+	struct spy_offside *side = t->off.side;
+	uint32_t k = t->off.nside, ending = t->off.ending ? t->off.ending : 1;
 
 	/* these and the arcs' off-CPU times are read by a write while the thread runs (SPY_GET) */
 	if (pre)
@@ -149,28 +218,34 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	else
 		SPY_SET(t->off.blocked, t->off.blocked + len);
 	SPY_SET(t->off.switches, t->off.switches + 1);
-	for (uint32_t i = 0; i < t->depth; i++) {
-		struct spy_frame *f = &t->stack[i];
-		struct spy_fstat *s;
+	if (!side)
+		return;
+	/* the timed frames entered since that were active through it (those of mode=arcs code take no
+	 * time); the top frame is not when it ended before it */
+	for (uint32_t n = k ? side[k - 1].depth + 1 : 0; n < t->depth; n++) {
+		const struct spy_frame *f = &t->stack[n];
+		struct spy_offside *s = &side[k];
 
-		if (spy_key_lazy(f->sp)) /* mode=arcs code: no time */
+		if (spy_key_lazy(f->sp))
 			continue;
-		if (f->entry >= mid ||
-		    (i + (t->off.ending ? t->off.ending : 1) >= t->depth && top_end <= mid))
+		if (f->entry >= mid || (n + ending >= t->depth && top_end <= mid))
 			break;
-		inner = i;
-		s = &t->arcs.fstat[f->func];
-		if (s->off_mark != serial) {
-			struct spy_arcoff *a = arc_off(t, f->arc);
-
-			s->off_mark = serial;
-			if (a)
-				SPY_SET(a->incl, a->incl + len);
-		}
+		s->entry = f->entry;
+		s->sp = f->sp;
+		s->acc = 0;
+		s->depth = n;
+		s->arc = f->arc;
+		s->func = f->func;
+		s->outer = t->arcs.fstat[f->func].off_pref++ == 0;
+		__atomic_store_n(&t->off.nside, ++k, __ATOMIC_RELEASE);
 	}
-	if (inner != UINT32_MAX) {
-		struct spy_arcoff *a = arc_off(t, t->stack[inner].arc);
+	/* the frames that ended before it, taken into the side by an earlier switch */
+	while (k && side[k - 1].depth + ending >= t->depth && top_end <= mid)
+		k--;
+	if (k) {
+		struct spy_arcoff *a = arc_off(t, side[k - 1].arc);
 
+		SPY_SET(side[k - 1].acc, side[k - 1].acc + len);
 		if (a) {
 			SPY_SET(a->self, a->self + len);
 			if (pre)
@@ -190,6 +265,11 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 	if (!t->off.base)
 		return;
 	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	if (tail == head)
+		return;
+	/* the frames that ended since the last interval first: the stack is the same for them all */
+	if (t->off.side)
+		side_sync(t);
 	while (tail < head) {
 		if (head - tail > t->off.size) {
 			/* overwritten before it was read: the ring holds the newest size bytes, and

@@ -41,6 +41,7 @@ int spy_samp_collect(struct spy_thread *t, struct gmon_stack **stacks, uint64_t 
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != SPY_THREAD_LIVE ||
 	    !__atomic_load_n(&s->active, __ATOMIC_ACQUIRE) || !spy_samp_epoch_current(s))
 		return 0;
+	spy_samp_loads(t);
 	return spy_samp_table_copy(s, stacks, nstacks, frames, nframes);
 }
 

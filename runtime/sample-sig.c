@@ -98,15 +98,27 @@ void spy_samp_resolve_real(void)
 		real_signal = (void (*(*)(int, void (*)(int)))(int))dlsym(SPY_RTLD_SIG, "signal");
 }
 
-void spy_samp_say_foreign(void)
+void spy_samp_say_foreign(void (*h)(int))
 {
+	const char *watch = spy_cfg.watch == GMON_WATCH_WALL   ? "wall" :
+			    spy_cfg.watch == GMON_WATCH_FAULTS ? "faults" :
+								 "cpu";
+
 	if (__atomic_exchange_n(&foreign_said, 1, __ATOMIC_ACQ_REL))
 		return;
 	spy_samp_flags |= GMON_SAMP_FOREIGN;
-	spy_warn("spy: the program has its own SIGPROF handler; it keeps it, and SPYRT_WATCH=%s is off",
-		 spy_cfg.watch == GMON_WATCH_WALL   ? "wall" :
-		 spy_cfg.watch == GMON_WATCH_FAULTS ? "faults" :
-						      "cpu");
+	if (h == SIG_IGN)
+		spy_warn("spy: the program ignores SIGPROF; it keeps it so, and SPYRT_WATCH=%s is off",
+			 watch);
+	else if (h == SIG_DFL)
+		spy_warn(
+			"spy: the program sets SIGPROF to its default action; it keeps it, and SPYRT_WATCH=%s "
+			"is off",
+			watch);
+	else
+		spy_warn(
+			"spy: the program has its own SIGPROF handler; it keeps it, and SPYRT_WATCH=%s is off",
+			watch);
 }
 
 #if !SPY_SAN_INTERCEPTS /* the sanitizer intercepts these itself */
@@ -114,12 +126,12 @@ void spy_samp_say_foreign(void)
  * The program sets its own SIGPROF disposition while ours is installed: it keeps it. Our sources end
  * first, so no tick of ours reaches its handler (or kills it, with SIG_DFL).
  */
-static void foreign_now(void)
+static void foreign_now(void (*h)(int))
 {
 	if (!spy_samp_handler_on)
 		return;
 	spy_samp_handler_on = 0;
-	spy_samp_say_foreign();
+	spy_samp_say_foreign(h);
 	spy_samp_stop();
 }
 
@@ -130,7 +142,7 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 
 		spy_samp_resolve_real();
 		if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
-			foreign_now();
+			foreign_now(act->sa_handler); /* sa_sigaction's too: one union, SIG_IGN and SIG_DFL alike */
 	}
 	if (!spy_real_sigaction) {
 		errno = ENOSYS;
@@ -167,7 +179,7 @@ SPY_EXPORT void (*signal(int sig, void (*h)(int)))(int)
 
 		spy_samp_resolve_real();
 		if (sig == SIGPROF && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
-			foreign_now();
+			foreign_now(h);
 	}
 	if (!real_signal) {
 		errno = ENOSYS;

@@ -128,7 +128,23 @@ int spy_samp_lock(struct spy_thread *t)
 		table_reset(s, spy_thread_cpu_ns(t->tid));
 		s->epoch = e;
 	}
+	/* a module dlclose'd since: its stacks move apart before this sample lands (loads.c) */
+	if (unlikely(spy_loads_pending(s->loads_at)))
+		spy_loads_samp(s);
 	return 1;
+}
+
+/* For a write: t's table with the moves it has not applied yet (the owner's handler may be adding). */
+void spy_samp_loads(struct spy_thread *t)
+{
+	struct spy_samp *s = &t->samp;
+
+	if (!spy_loads_pending(__atomic_load_n(&s->loads_at, __ATOMIC_ACQUIRE)))
+		return;
+	lock_wait(s);
+	if (s->active)
+		spy_loads_samp(s);
+	spy_samp_unlock(s);
 }
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
@@ -600,7 +616,7 @@ void spy_samp_init(void)
 	rc = spy_real_sigaction ? spy_real_sigaction(SIGPROF, NULL, &old) : sigaction(SIGPROF, NULL, &old);
 	if (!rc && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL :
 						old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
-		spy_samp_say_foreign();
+		spy_samp_say_foreign(old.sa_handler); /* sa_sigaction's too: one union */
 		spy_watch = GMON_WATCH_NONE;
 		return;
 	}

@@ -117,6 +117,27 @@ struct spy_arc {
 #define SPY_ARC_SITED (1u << 30)
 #define SPY_ARC_FUNC(w) ((w) & ~(SPY_ARC_TRACED | SPY_ARC_SITED))
 
+/*
+ * A timed frame below an interval off the CPU, as offcpu.c saw it (a stack of them, innermost last,
+ * beside the shadow stack): which frame it was (its depth, entry and key: a frame that ended and
+ * another that took its place have another entry), and the off-CPU cycles not yet given to the arcs
+ * of the frames that spanned them. An interval is added to the innermost frame it charges; as the
+ * frames end, what each one holds goes to its arc when it is the outermost frame of its function,
+ * then to the timed frame below: so a switch costs the same at any depth, as the children's time is
+ * carried at the exits (hooks.c).
+ */
+struct spy_offside {
+	uint64_t entry, sp;
+	uint64_t acc;
+	uint32_t depth, arc, func;
+	uint32_t outer; /* no frame of its function below: its arc takes what it holds */
+};
+/* What an open frame's arc is owed of the intervals charged so far (spy_offcpu_owed). */
+struct spy_offowed {
+	uint32_t arc;
+	uint64_t incl;
+};
+
 /* An arc's cycles off the CPU (offcpu.c), in a table of their own beside the arcs (same index),
  * whose pages are touched only for arcs that met a switch: of the outermost calls, as incl; while
  * the callee was the innermost frame (part of self); the preempted part of that. */
@@ -141,7 +162,7 @@ struct spy_fstat {
 	uint64_t max;          /* of every call, which is the outermost calls' too: they hold the others */
 	uint64_t sq_lo, sq_hi; /* the outermost calls' sum of squared inclusive cycles, 128 bits */
 	uint64_t hist[SPY_HIST_BUCKETS]; /* 64 bits: no test for overflow on the hot path */
-	uint64_t off_mark;               /* offcpu.c: the interval that last charged its outermost frame */
+	uint64_t off_pref;               /* offcpu.c: its frames among those the off-CPU time has seen */
 	/* the stopwatch's rare part, apart from the hot fields: the minimum of the calls inside an
 	 * active one of the same function (recursion); their histogram is in spy_arcs.inner */
 	uint64_t min_inner;
@@ -301,7 +322,8 @@ struct spy_samp {
 	void *fring;
 	size_t fring_len;
 	uint64_t fring_seen;
-	uint64_t last_cpu, last_mono, debt; /* wall sampler: the thread's time off the CPU */
+	uint64_t last_cpu, last_mono, debt;  /* wall sampler: the thread's time off the CPU */
+	const struct spy_load_end *loads_at; /* the last move applied to the table (loads.c) */
 	/* what a retired thread leaves (malloc'ed; frames pointers into kept_frames) */
 	uint64_t nkept, nkept_frames;
 	struct gmon_stack *kept;
@@ -366,7 +388,8 @@ int spy_samp_epoch_current(const struct spy_samp *s);
 /* The table's stacks as malloc'ed arrays (frames pointers into *frames). 0 or -1. */
 int spy_samp_table_copy(struct spy_samp *s, struct gmon_stack **stacks, uint64_t *nstacks,
 			struct gmon_frame **frames, uint64_t *nframes);
-uint64_t spy_thread_cpu_ns(pid_t tid); /* any thread's CPU clock; 0 if gone */
+uint64_t spy_thread_cpu_ns(pid_t tid);     /* any thread's CPU clock; 0 if gone */
+void spy_samp_loads(struct spy_thread *t); /* a write's: the table brought past every move (loads.c) */
 void spy_samp_on_sigprof(int sig, siginfo_t *si, void *uc);
 uint64_t spy_uc_pc(void *uc);                      /* the interrupted PC of a signal's ucontext */
 void spy_samp_sources_start(struct spy_thread *t); /* sample-src.c */
@@ -379,7 +402,9 @@ extern int spy_no_hwcount;      /* SPYRT_WATCH asked for one the machine does no
 void spy_samp_call_flush(void); /* sample-events.c */
 void spy_samp_find_text(void);  /* sample-sig.c */
 void spy_samp_resolve_real(void);
-void spy_samp_say_foreign(void);
+/* The program set SIGPROF's disposition (h: SIG_IGN, SIG_DFL, or a handler: anything else): said once,
+ * and the file's sampling flags say foreign. */
+void spy_samp_say_foreign(void (*h)(int));
 
 /* ---- the per-thread state (thread.c, hooks.c) ---- */
 
@@ -477,7 +502,9 @@ struct spy_thread {
 		int out_pre;         /* it was a preemption */
 		uint32_t ending;     /* how many top frames end at a drain's top_end (1, or a tail chain) */
 		int on;              /* the thread had a ring: its times are CPU time (kept once closed) */
-		uint64_t serial;     /* intervals charged, + 1 */
+		/* the timed frames below the intervals charged so far, nside of them (offcpu.c) */
+		struct spy_offside *side;
+		uint32_t nside;
 		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
 		uint64_t blocked, preempted, switches, lost;
 		struct spy_arcoff *arcs; /* by arc index, narcs usable (vm: reserved for every arc) */
@@ -506,11 +533,12 @@ struct spy_thread {
 	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
 	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
 	uint32_t sig_nested;
-	uint32_t stk_scans;            /* stackmap.c: lookups of the thread's stack mapping made */
-	uint64_t stk_lo, stk_hi;       /* the mapping around its stack pointer, as last looked up */
-	uint32_t parked;               /* held in a hook while a write reads the tables (spy_freeze) */
-	uint64_t freeze_cpu;           /* 1 + its CPU clock when a freeze found it asleep */
-	struct spy_thread *spare_next; /* fold.c: a folded thread's record, free for a new thread */
+	uint32_t stk_scans;                  /* stackmap.c: lookups of the thread's stack mapping made */
+	uint64_t stk_lo, stk_hi;             /* the mapping around its stack pointer, as last looked up */
+	uint32_t parked;                     /* held in a hook while a write reads the tables (spy_freeze) */
+	const struct spy_load_end *loads_at; /* the last move applied to its data (loads.c) */
+	uint64_t freeze_cpu;                 /* 1 + its CPU clock when a freeze found it asleep */
+	struct spy_thread *spare_next;       /* fold.c: a folded thread's record, free for a new thread */
 };
 
 /* timed's bit 1: the thread reads counters at every hook (counters.c), which only the slow paths do:
@@ -604,6 +632,11 @@ void spy_offcpu_close(struct spy_thread *t);
 void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end);
 /* Zero the arcs' off-CPU times (the arc tables were emptied). */
 void spy_offcpu_reset(struct spy_thread *t);
+/* Give the arcs of the frames that ended what they hold (after the last frames of a thread end). */
+void spy_offcpu_settle(struct spy_thread *t);
+/* For a write: the arcs of t's frames with off-CPU time not given to them yet, and how much (n at
+ * most t->off.nside, one per arc); another thread's, read as it may run. */
+uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, uint32_t n);
 /* The ring holds records not yet read: one load and a compare, for the exit hook. */
 static inline int spy_offcpu_pending(const struct spy_thread *t)
 {
@@ -730,10 +763,15 @@ extern uint64_t spy_tail_sites_lost;
 struct spy_module {
 	char *path;
 	uint64_t base, text_lo, text_hi;
+	/* loads.c: what its addresses are moved by in the data (0 while loaded), and the start of its
+	 * range of its own, given at its first dlclose */
+	uint64_t shift, synth;
 	uint8_t build_id[64];
 	uint32_t build_id_len;
-	uint32_t flags; /* enum gmon_module_flags */
+	uint32_t flags; /* enum gmon_module_flags, and SPY_MOD_CLOSING */
 };
+/* loads.c: its unit unregistered; whether it is gone is not known yet (never written) */
+#define SPY_MOD_CLOSING (1u << 31)
 
 extern struct spy_module *spy_modules;
 extern uint32_t spy_nmodules, spy_modules_alloc;
@@ -742,6 +780,38 @@ uint32_t spy_module_of(const void *addr);
 /* Add every loaded object not yet listed (called when writing). */
 void spy_modules_scan(void);
 const char *spy_module_path(const struct spy_module *m);
+
+/* ---- loads.c: a dlclose'd module's data moves to a range of its own ---- */
+
+/* One move: addresses in [lo, hi) get delta added (modulo 2^64). A list only ever appended to. */
+struct spy_load_end {
+	uint64_t lo, hi, delta;
+	struct spy_load_end *next;
+};
+extern struct spy_load_end *spy_loads_tail; /* the newest move; NULL while none */
+/* Module module's unit unregistered (dlclose, or exit) / it registers again at the same place;
+ * settle: the modules unregistered since are moved when gone from the link map (scanned: the module
+ * map was just scanned, spy_modules_scan). Under spy_lock. */
+void spy_loads_end(uint32_t module);
+void spy_loads_again(uint32_t module);
+void spy_loads_settle(int scanned);
+/* addr after the moves that follow from (NULL: from the first) up to to, inclusive. */
+uint64_t spy_loads_map(uint64_t addr, const struct spy_load_end *from, const struct spy_load_end *to);
+/* The moves after from up to to, applied to copies (a write's) or to data at rest. */
+void spy_loads_tdata(struct spy_tdata *d, const struct spy_load_end *from, const struct spy_load_end *to);
+void spy_loads_stacks(struct gmon_stack *k, uint64_t nk, struct gmon_frame *f, uint64_t nf,
+		      const struct spy_load_end *from, const struct spy_load_end *to);
+void spy_loads_events(struct gmon_tevent *ev, uint64_t n, uint32_t kind, const struct spy_load_end *from,
+		      const struct spy_load_end *to);
+/* The moves not yet applied: to the calling thread's own tables, stack and rings (its slow path); to
+ * a sampling table (its lock held); to a thread that just exited (under spy_lock). */
+void spy_loads_sync(struct spy_thread *t);
+void spy_loads_samp(struct spy_samp *s);
+void spy_loads_exited(struct spy_thread *t);
+static inline int spy_loads_pending(const struct spy_load_end *at)
+{
+	return __atomic_load_n(&spy_loads_tail, __ATOMIC_SEQ_CST) != at;
+}
 
 /* ---- env.c ---- */
 

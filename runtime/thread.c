@@ -124,6 +124,8 @@ static struct spy_thread *thread_make(void)
 	t->stale = 1; /* its first hook reads the control word */
 	t->epoch = SPY_CTL_EPOCH(__atomic_load_n(&spy_ctl, __ATOMIC_ACQUIRE));
 	t->samp.perf_fd = -1; /* no event, before spy_samp_stop can see the record live */
+	/* nothing recorded yet: no move before now is its (a later one marks it stale, or finds it so) */
+	t->loads_at = t->samp.loads_at = __atomic_load_n(&spy_loads_tail, __ATOMIC_SEQ_CST);
 	if (reused) {
 		__atomic_store_n(&t->state, SPY_THREAD_LIVE, __ATOMIC_SEQ_CST);
 	} else {
@@ -220,6 +222,7 @@ void spy_thread_close_frames(struct spy_thread *t, uint64_t now)
 	spy_offcpu_drain(t, UINT64_MAX); /* its own thread: what it spent off the CPU first */
 	while (t->depth)
 		spy_hooks_pop(t, now, 1);
+	spy_offcpu_settle(t); /* and the ended frames' arcs get what they held */
 	t->overflow = 0;
 }
 
@@ -261,13 +264,53 @@ void spy_thread_reset(struct spy_thread *t)
 	spy_ctr_reset(t);
 }
 
+static int owed_cmp(const void *a, const void *b)
+{
+	const struct spy_offowed *x = a, *y = b;
+
+	return x->arc < y->arc ? -1 : x->arc > y->arc;
+}
+
+/* The off-CPU time t's open frames are owed (offcpu.c), by arc, sorted and one per arc: *owed
+ * (malloc'ed, NULL when none) of *n. 0, or -1 without memory. */
+static int owed_get(const struct spy_thread *t, struct spy_offowed **owed, uint32_t *n)
+{
+	uint32_t k = t->off.side ? __atomic_load_n(&t->off.nside, __ATOMIC_ACQUIRE) : 0, o = 0;
+
+	*owed = NULL;
+	*n = 0;
+	if (!k)
+		return 0;
+	*owed = malloc((size_t)k * sizeof(**owed));
+	if (!*owed)
+		return -1;
+	k = spy_offcpu_owed(t, *owed, k);
+	qsort(*owed, k, sizeof(**owed), owed_cmp);
+	for (uint32_t i = 0; i < k; i++)
+		if (o && (*owed)[o - 1].arc == (*owed)[i].arc)
+			(*owed)[o - 1].incl += (*owed)[i].incl;
+		else
+			(*owed)[o++] = (*owed)[i];
+	*n = o;
+	return 0;
+}
+
+static uint64_t owed_of(const struct spy_offowed *owed, uint32_t n, uint32_t arc)
+{
+	struct spy_offowed key = { arc, 0 };
+	const struct spy_offowed *e = n ? bsearch(&key, owed, n, sizeof(*owed), owed_cmp) : NULL;
+
+	return e ? e->incl : 0;
+}
+
 /* Copy t's data into d (malloc'ed). The owner may be running: sizes are read once, chains are walked
  * no further than the pool, and an entry is linked only after it is filled (arcs.c). A function's
  * calls, inclusive and self cycles are the sums of its arcs'. */
 int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 {
 	struct spy_arcs *a = &t->arcs;
-	uint32_t nslots = spy_nslots;
+	uint32_t nslots = spy_nslots, nowed = 0;
+	struct spy_offowed *owed = NULL;
 
 	memset(d, 0, sizeof(*d));
 	if (__atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) && t->epoch == SPY_CTL_EPOCH(spy_ctl)) {
@@ -283,7 +326,7 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		if (nf)
 			d->fstats = calloc(nf, sizeof(*d->fstats));
 		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs) ||
-		    (t->ctr.on && !d->arcctrs))
+		    (t->ctr.on && !d->arcctrs) || owed_get(t, &owed, &nowed))
 			goto oom;
 		uint32_t nctr = t->ctr.arcs ? __atomic_load_n(&t->ctr.narcs, __ATOMIC_ACQUIRE) : 0;
 		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
@@ -302,7 +345,9 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 
 				if (!count && !incl && !self)
 					continue;
-				uint64_t oincl = SPY_GET(o->incl), oself = SPY_GET(o->self);
+				/* with what its open frames hold of the intervals so far */
+				uint64_t oincl = SPY_GET(o->incl) + owed_of(owed, nowed, i),
+					 oself = SPY_GET(o->self);
 
 				if (cpu) {
 					incl = incl > oincl ? incl - oincl : 0;
@@ -388,8 +433,10 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 				d->counts[d->ncounts++] = (struct spy_tcount){ i, v };
 		}
 	}
+	free(owed);
 	return 0;
 oom:
+	free(owed);
 	spy_tdata_free(d);
 	return -1;
 }
@@ -435,6 +482,7 @@ static void thread_retire(struct spy_thread *t)
 			spy_thread_close_frames(t, spy_cycles());
 		if (spy_thread_snapshot(t, &t->data))
 			spy_note_error("out of memory keeping the data of thread %d", (int)t->tid);
+		spy_loads_exited(t); /* moves it had not applied yet, to its data and its samples */
 		prctl(PR_GET_NAME, t->name);
 		t->end_ns = spy_now_ns(CLOCK_REALTIME);
 		release_tables(t);

@@ -142,6 +142,9 @@ int spy_trace_collect(struct spy_thread *t, uint32_t kind, struct gmon_trace *ou
 	for (uint64_t i = 0; i < keep; i++)
 		out->ev[i] = r->ev[(first + i) % cap];
 	out->n = keep;
+	/* a live thread's ring moves on its next slow path (loads.c): the copy now */
+	spy_loads_events(out->ev, keep, kind, __atomic_load_n(&t->loads_at, __ATOMIC_ACQUIRE),
+			 __atomic_load_n(&spy_loads_tail, __ATOMIC_ACQUIRE));
 	return 0;
 }
 

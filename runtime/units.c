@@ -160,6 +160,12 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 	}
 	n = (uint32_t)(end - begin);
 	module = spy_module_of(begin);
+	/* those dlclose'd since the last registration and gone, whose place this one may have taken,
+	 * move apart; then the object dlclose'd before, at the same place again, gets its data back
+	 * (loads.c) */
+	spy_loads_settle(0);
+	if (module != UINT32_MAX)
+		spy_loads_again(module);
 	u = find_reopened(begin, n, module);
 	if (u) {
 		u->closed = 0;
@@ -232,6 +238,9 @@ SPY_EXPORT void __spy_unregister_unit(struct spy_func *begin, struct spy_func *e
 			u->closed = 1;
 			if (u->nfuncs)
 				spy_codemap_drop((const void *)(uintptr_t)u->funcs[0].addr);
+			/* dlclose, or exit: what it recorded moves apart once it is gone (loads.c) */
+			if (u->module != UINT32_MAX)
+				spy_loads_end(u->module);
 			break;
 		}
 	pthread_mutex_unlock(&spy_lock);

@@ -502,8 +502,10 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	h->error = strdup(spy_first_error);
 	read_cmdline(h);
 
-	/* modules: those loaded now, and the instrumented ones met before */
+	/* modules: those loaded now, and the instrumented ones met before; the ones dlclose'd since the
+	 * last registration move apart now (loads.c) */
 	spy_modules_scan();
+	spy_loads_settle(1);
 	for (struct spy_unit *u = spy_units; u; u = u->next) {
 		nunits++;
 		nfuncs += u->nfuncs;
@@ -520,10 +522,13 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		struct gmon_module *g = &p->modules[p->nmodules++];
 
 		g->id = i;
-		g->flags = m->flags;
-		g->base = m->base;
-		g->text_lo = m->text_lo;
-		g->text_hi = m->text_hi;
+		g->flags = m->flags & ~(uint32_t)SPY_MOD_CLOSING;
+		/* dlclose'd: at its range of its own, where what it recorded was moved (loads.c) */
+		if (m->shift)
+			g->flags |= GMON_MOD_MOVED;
+		g->base = m->base + m->shift;
+		g->text_lo = m->text_lo + m->shift;
+		g->text_hi = m->text_hi + m->shift;
 		g->path = strdup(spy_module_path(m));
 		g->build_id_len = m->build_id_len;
 		g->build_id = malloc(m->build_id_len ? m->build_id_len : 1);
@@ -542,6 +547,7 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 	}
 	for (struct spy_unit *u = spy_units; u; u = u->next) {
 		struct gmon_funcs *fs = &p->funcsets[p->nfuncsets++];
+		uint64_t shift = u->module < spy_nmodules ? spy_modules[u->module].shift : 0;
 
 		fs->module = u->module == UINT32_MAX ? spy_nmodules : u->module;
 		fs->plugin_mode = SPY_UNIT_TAG_MODE(u->tag);
@@ -555,14 +561,14 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 			const struct spy_ufunc *f = &u->funcs[i];
 			struct gmon_func *g = &fs->funcs[i];
 
-			g->addr = f->addr;
+			g->addr = f->addr + shift;
 			g->count = f->slot ? counts[f->slot] : 0;
 			g->line = f->line;
 			g->flags = f->flags;
 			g->name = strdup(f->name);
 			g->file = strdup(f->file);
 			if (f->slot && f->slot < nslots)
-				slot_addr[f->slot] = f->addr;
+				slot_addr[f->slot] = g->addr;
 		}
 	}
 
@@ -589,11 +595,15 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		if (state == SPY_THREAD_GONE)
 			continue;
 		if (state == SPY_THREAD_LIVE) {
+			const struct spy_load_end *at = __atomic_load_n(&t->loads_at, __ATOMIC_ACQUIRE);
+
 			*open_frames += __atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) ? SPY_GET(t->depth) : 0;
 			if (spy_thread_snapshot(t, &live)) {
 				rc = -1;
 				continue;
 			}
+			/* a module dlclose'd since its last slow path: its tables move then, the copy now */
+			spy_loads_tdata(&live, at, __atomic_load_n(&spy_loads_tail, __ATOMIC_ACQUIRE));
 			d = &live;
 		}
 		if (add_thread(p, t, d, slot_addr, nslots, with_counts))

@@ -377,7 +377,8 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 			fprintf(f, " for %.2f%% of %.2f seconds\n\n", 100.0 / total, total / p->hz);
 	}
 	if (total <= 0.0) {
-		fputs(" no time accumulated\n\n", f);
+		char why[160];
+		fprintf(f, " no time accumulated%s\n\n", no_ticks(p, why, sizeof(why)) ? why : "");
 		total = 1.0;
 	}
 	if (p->offcpu) {

@@ -150,6 +150,18 @@ void print_duration(FILE *f, const struct prof *p)
 		fprintf(f, "duration: %.6f seconds\n", p->duration_s);
 }
 
+int no_ticks(const struct prof *p, char *buf, size_t n)
+{
+	const struct gmon_sampling *s = p->kind == PROF_SPY ? p->spy.sampling : NULL;
+	if (!s || (s->watch != GMON_WATCH_CPU && s->watch != GMON_WATCH_WALL) || !s->expected || s->taken)
+		return 0;
+	snprintf(buf, n, ": %llu ticks of %s time were expected and none arrived (%s)",
+		 (unsigned long long)s->expected, gmon_watch_name(s->watch),
+		 s->flags & GMON_SAMP_FOREIGN ? "the program set SIGPROF's disposition itself" :
+						"SIGPROF blocked in every thread?");
+	return 1;
+}
+
 void print_header(FILE *f, const struct prof *p)
 {
 	const struct gmon_header *h = &p->spy.hdr;
@@ -232,7 +244,10 @@ void print_header(FILE *f, const struct prof *p)
 		(unsigned long long)h->dropped_frames, (unsigned long long)h->abandoned,
 		(unsigned long long)h->unmatched, (unsigned long long)h->slots_lost,
 		(unsigned long long)h->unregistered);
-	if (p->sampled) {
+	char why[160];
+	if (!p->sampled && no_ticks(p, why, sizeof(why))) {
+		fprintf(f, "samples: none%s\n", why);
+	} else if (p->sampled) {
 		double all = p->total_time + p->outside_ticks + p->profiler_ticks;
 		fprintf(f,
 			"times: from %s samples, %.0f ticks in instrumented functions, %.0f in other code, "
@@ -255,7 +270,15 @@ void print_header(FILE *f, const struct prof *p)
 		fprintf(f, "runtime error: %s\n", esc_text(h->error));
 	if (h->flags & GMON_HDR_SIGNAL)
 		print_signal(f, p);
-	if (h->mode == SPY_MODE_COUNT) {
+	if (p->nshared) {
+		/* whatever the counts say, they are of two functions each */
+		fprintf(f,
+			"self-check: %zu functions share an address with another module's (loaded there in "
+			"turn): their calls are merged\n",
+			p->nshared);
+		for (size_t i = 0; i < p->nshared; i++)
+			fprintf(f, "mismatch: %s\n", p->shared[i]);
+	} else if (h->mode == SPY_MODE_COUNT) {
 		fputs("self-check: not possible in mode count (no arcs)\n", f);
 	} else {
 		size_t checked = 0, bad = 0;

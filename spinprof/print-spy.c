@@ -90,7 +90,9 @@ static void header(const struct out *u)
 			s->start && s->start[0] ? esc_text(s->start) : "-",
 			s->stop && s->stop[0] ? esc_text(s->stop) : "-");
 		if (s->flags & GMON_SAMP_FOREIGN)
-			fputs("warning: the program had its own SIGPROF handler; nothing was sampled\n", f);
+			fputs("warning: the program set SIGPROF's disposition itself (its own handler, or "
+			      "ignored): nothing was sampled from then on\n",
+			      f);
 		if (s->flags & GMON_SAMP_NOSOURCE)
 			fputs("warning: the event source could not be set up\n", f);
 		if (s->flags & GMON_SAMP_THREADS_CUT)

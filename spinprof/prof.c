@@ -104,6 +104,9 @@ void prof_release(struct prof *p)
 	free(p->time_order);
 	free(p->stacks);
 	free(p->frames);
+	for (size_t i = 0; i < p->nshared; i++)
+		free(p->shared[i]);
+	free(p->shared);
 	gmon_profile_release(&p->spy);
 	memset(p, 0, sizeof(*p));
 }

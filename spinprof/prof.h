@@ -152,6 +152,10 @@ struct prof {
 	size_t arc_hash_size;
 	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
 	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
+	/* spy: functions of other names at an address an earlier one had (loads of different modules
+	 * at one place, their calls merged: a runtime before loads.c), "NAME and NAME" each */
+	char **shared;
+	size_t nshared, shared_alloc;
 	/* spy: the summed profile and what the header shows */
 	struct gmon_profile spy;
 	int nprofiles;
@@ -270,6 +274,9 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 void print_header(FILE *f, const struct prof *p);
 /* Its "duration:" line (the Spy report's too). */
 void print_duration(FILE *f, const struct prof *p);
+/* A spy profile whose cpu or wall ticks never came: ": N ticks were expected and none arrived
+ * (why)" into buf, and 1; else 0. */
+int no_ticks(const struct prof *p, char *buf, size_t n);
 
 /* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
  * function with outermost calls, by total time), each a line of statistics and a SystemTap

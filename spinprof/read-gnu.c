@@ -26,8 +26,11 @@ struct gnu_hist {
 };
 
 struct gnu_data {
-	struct gnu_hist *items;
+	struct gnu_hist *items; /* in the order first read */
 	size_t nr, alloc;
+	/* items by (lowpc, highpc, nbins): open addressing, index + 1, hsize slots (a power of 2) */
+	uint32_t *hidx;
+	size_t hsize;
 	uint32_t rate;
 	double scale; /* gprof's hist_scale: UNITs per bin */
 	char dim[16];
@@ -100,6 +103,81 @@ struct gnu_arc {
 	uint64_t from, self, count;
 };
 
+static size_t hist_slot(const struct gnu_data *g, uint64_t lo, uint64_t hi, uint32_t nbins)
+{
+	uint64_t h = ((lo * 0x9e3779b97f4a7c15ull) ^ hi) * 0xff51afd7ed558ccdull ^ nbins;
+	size_t i = (size_t)(h ^ h >> 29) & (g->hsize - 1);
+	while (g->hidx[i]) {
+		const struct gnu_hist *e = &g->items[g->hidx[i] - 1];
+		if (e->lowpc == lo && e->highpc == hi && e->nbins == nbins)
+			break;
+		i = (i + 1) & (g->hsize - 1);
+	}
+	return i;
+}
+
+/* The record of this range and size read before, else NULL: one look-up, however many records. */
+static struct gnu_hist *hist_find(struct gnu_data *g, uint64_t lo, uint64_t hi, uint32_t nbins)
+{
+	if (!g->hsize)
+		return NULL;
+	size_t i = hist_slot(g, lo, hi, nbins);
+	return g->hidx[i] ? &g->items[g->hidx[i] - 1] : NULL;
+}
+
+/* items[nr - 1], just added, into the index (grown at half full). */
+static void hist_index(struct gnu_data *g)
+{
+	if (2 * g->nr > g->hsize) {
+		free(g->hidx);
+		g->hsize = g->hsize ? 2 * g->hsize : 1024;
+		g->hidx = xcalloc(g->hsize, sizeof(*g->hidx));
+		for (size_t k = 0; k < g->nr; k++) {
+			const struct gnu_hist *e = &g->items[k];
+			g->hidx[hist_slot(g, e->lowpc, e->highpc, e->nbins)] = (uint32_t)k + 1;
+		}
+		return;
+	}
+	const struct gnu_hist *e = &g->items[g->nr - 1];
+	g->hidx[hist_slot(g, e->lowpc, e->highpc, e->nbins)] = (uint32_t)g->nr;
+}
+
+static int hist_lo_cmp(const void *a, const void *b)
+{
+	const struct gnu_hist *x = *(const struct gnu_hist *const *)a,
+			      *y = *(const struct gnu_hist *const *)b;
+	if (x->lowpc != y->lowpc)
+		return x->lowpc < y->lowpc ? -1 : 1;
+	return (x->highpc > y->highpc) - (x->highpc < y->highpc);
+}
+
+/* The records by address (lowpc, then highpc): malloc'ed, g->nr of them. */
+static const struct gnu_hist **hist_sorted(const struct gnu_data *g)
+{
+	const struct gnu_hist **v = xmalloc((g->nr + 1) * sizeof(*v));
+	for (size_t i = 0; i < g->nr; i++)
+		v[i] = &g->items[i];
+	qsort(v, g->nr, sizeof(*v), hist_lo_cmp);
+	return v;
+}
+
+/* Two records of different ranges that share an address (gprof: "overlapping histogram records"):
+ * by address, a record overlaps an earlier one when it starts below the highest end before it (an
+ * empty range [lo, lo) sorts first among those at lo, which do not reach past lo). */
+static int hist_overlap(const struct gnu_data *g)
+{
+	const struct gnu_hist **v = hist_sorted(g);
+	uint64_t maxhi = 0;
+	int bad = 0;
+	for (size_t i = 0; i < g->nr && !bad; i++) {
+		bad = i > 0 && v[i]->lowpc < maxhi;
+		if (v[i]->highpc > maxhi)
+			maxhi = v[i]->highpc;
+	}
+	free(v);
+	return bad;
+}
+
 /* Parse one file; arcs are appended to *arcs. Returns 0 or -1 with err. */
 static int parse_file(struct gnu_data *g, struct gnu_in *in, struct gnu_arc **arcs, size_t *narcs,
 		      size_t *aalloc, char *err, size_t errsz)
@@ -165,23 +243,17 @@ static int parse_file(struct gnu_data *g, struct gnu_in *in, struct gnu_arc **ar
 					 "histogram differs from the first one's (scale or unit)");
 				return -1;
 			}
-			struct gnu_hist *h = NULL;
-			for (size_t i = 0; i < g->nr; i++)
-				if (g->items[i].lowpc == lo && g->items[i].highpc == hi &&
-				    g->items[i].nbins == nbins)
-					h = &g->items[i];
+			/* the same range again (a second file, or a record repeated) adds up; one that
+			 * overlaps another is refused once the file is read (hist_overlap) */
+			struct gnu_hist *h = hist_find(g, lo, hi, nbins);
 			if (!h) {
-				for (size_t i = 0; i < g->nr; i++)
-					if (lo < g->items[i].highpc && g->items[i].lowpc < hi) {
-						snprintf(err, errsz, "overlapping histogram records");
-						return -1;
-					}
 				GROW(g->items, g->nr, g->alloc);
 				h = &g->items[g->nr++];
 				h->lowpc = lo;
 				h->highpc = hi;
 				h->nbins = nbins;
 				h->samples = xcalloc(nbins, sizeof(double));
+				hist_index(g);
 			}
 			for (uint32_t i = 0; i < nbins;) {
 				uint32_t k =
@@ -221,14 +293,36 @@ static int parse_file(struct gnu_data *g, struct gnu_in *in, struct gnu_arc **ar
 			return -1;
 		}
 	}
+	if (hist_overlap(g)) {
+		snprintf(err, errsz, "overlapping histogram records");
+		return -1;
+	}
 	return 0;
 }
 
-/* gprof's hist_assign_samples_1: each bin's count credited to the symbols it overlaps. */
+/* Symbol j's end in UNITs, as gprof's hist_assign_samples_1 takes it: the next symbol's start. */
+static uint64_t sym_hi_unit(const struct prof *p, size_t j)
+{
+	return j + 1 < p->nsyms ? p->items[j + 1].addr / GNU_UNIT :
+				  (p->items[j].end + GNU_UNIT - 1) / GNU_UNIT;
+}
+
+/* gprof's hist_assign_samples_1: each bin's count credited to the symbols it overlaps. gprof walks
+ * the symbols from the first for each record (N records of a bin each cost N times the symbols); the
+ * walk here starts at the first symbol that ends past the record's first bin, found by bisection:
+ * the symbols it skips are the ones gprof's walk passed over without a credit. */
 static void assign_samples(struct prof *p, const struct gnu_data *g, const struct gnu_hist *h)
 {
 	uint64_t lowpc = h->lowpc / GNU_UNIT;
-	size_t j = 1;
+	size_t j = 1, lo = 0, hi = p->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sym_hi_unit(p, mid) <= lowpc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	j = lo + 1;
 	for (uint32_t i = 0; i < h->nbins; ++i) {
 		double count = h->samples[i];
 		if (count == 0)
@@ -238,8 +332,7 @@ static void assign_samples(struct prof *p, const struct gnu_data *g, const struc
 		p->total_time += count;
 		for (j = j - 1; j < p->nsyms; ++j) {
 			uint64_t sym_lo = p->items[j].addr / GNU_UNIT;
-			uint64_t sym_hi = j + 1 < p->nsyms ? p->items[j + 1].addr / GNU_UNIT :
-							     (p->items[j].end + GNU_UNIT - 1) / GNU_UNIT;
+			uint64_t sym_hi = sym_hi_unit(p, j);
 			if (bin_hi < sym_lo)
 				break;
 			if (bin_lo >= sym_hi)
@@ -326,6 +419,20 @@ static uint32_t lookup(const struct gnu_lookup *lk, uint64_t pc)
 	return pc < lk->end[i] || (lk->end[i] == lk->addr[i] && pc == lk->addr[i]) ? (uint32_t)i : PROF_NONE;
 }
 
+/* Some record's range holds a: the records by address do not overlap, so the one below a is the one. */
+static int in_hist(const struct gnu_hist *const *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid]->lowpc <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && a < v[lo - 1]->highpc;
+}
+
 /* gprof's -c for x86 (i386_find_call): every byte 0xe8 of a function's code read as a call rel32,
  * an arc of count 0 to the function that starts at its target. As gprof, the offset is taken
  * unsigned (a call backwards lands beyond the program and is not found), the target must be in a
@@ -334,6 +441,7 @@ static void static_calls(struct prof *p, const struct symtab *t, const struct gn
 {
 	if (!t->text)
 		return;
+	const struct gnu_hist **byaddr = hist_sorted(g);
 	for (size_t i = 0; i < p->nsyms; i++) {
 		uint64_t lo = p->items[i].addr,
 			 hi = i + 1 < p->nsyms ? p->items[i + 1].addr : p->items[i].end;
@@ -346,18 +454,14 @@ static void static_calls(struct prof *p, const struct symtab *t, const struct gn
 			if (b[0] != 0xe8)
 				continue;
 			uint64_t dest = (uint64_t)(uint32_t)le(b + 1, 4) + pc + 5;
-			int in_hist = 0;
-			for (size_t k = 0; k < g->nr; k++)
-				if (g->items[k].lowpc <= (uint32_t)dest &&
-				    (uint32_t)dest < g->items[k].highpc)
-					in_hist = 1;
-			if (!in_hist)
+			if (!in_hist(byaddr, g->nr, (uint32_t)dest))
 				continue;
 			uint32_t child = prof_lookup(p, dest);
 			if (child != PROF_NONE && p->items[child].addr == dest)
 				prof_add_arc(p, (uint32_t)i, child, 0);
 		}
 	}
+	free(byaddr);
 }
 
 /* gprof's -i: what the file holds, in gprof's words. */
@@ -596,6 +700,7 @@ int read_gnu(struct prof *p, const char *prog, char **paths, int n, const struct
 	for (size_t i = 0; i < g.nr; i++)
 		free(g.items[i].samples);
 	free(g.items);
+	free(g.hidx);
 	free(arcs);
 	symtab_release(&t);
 	return rc;

@@ -68,16 +68,20 @@ static void merge_funcs(struct gmon_profile *p, struct gmon_profile *q)
 }
 
 /* What a profile's samples count, for the refusal line: "cpu at 100 Hz", "calls of f, one event
- * in 10 kept, start g". */
+ * in 10 kept, start g": every field same_watch compares that is not its default, so that two
+ * profiles refused read differently, and the difference is the reason ("target f" of a watch that
+ * names none: a file not of this runtime's making). */
 static void watch_desc(char *buf, size_t n, const struct gmon_sampling *s)
 {
 	size_t at = 0;
 #define ADD(...) (at += (size_t)snprintf(buf + at, at < n ? n - at : 0, __VA_ARGS__), at = at < n ? at : n)
 	ADD("%s", gmon_watch_name(s->watch));
 	if (s->watch == GMON_WATCH_CALLS)
-		ADD(" of %s", s->target);
+		ADD(" of %s", s->target[0] ? s->target : "(none)");
 	if (s->watch == GMON_WATCH_CPU || s->watch == GMON_WATCH_WALL)
 		ADD(" at %llu Hz", (unsigned long long)s->hz);
+	if (s->watch != GMON_WATCH_CALLS && s->target[0])
+		ADD(", target %s", s->target);
 	if (s->divisor > 1)
 		ADD(", one event in %llu kept", (unsigned long long)s->divisor);
 	if (s->start[0])
@@ -830,10 +834,19 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	}
 	prof_sort_funcs(p);
-	/* one function per address: a unit registered twice (or summed profiles) adds up */
+	/* one function per address: a unit registered twice (or summed profiles) adds up; another
+	 * name there is another module's function, merged with it by a runtime that kept no load
+	 * apart from the next at its address: the self-check says so */
 	size_t dst = 0;
 	for (size_t i = 0; i < p->nr; i++) {
 		if (dst > 0 && p->items[dst - 1].addr == p->items[i].addr) {
+			if (strcmp(prof_key(&p->items[dst - 1]), prof_key(&p->items[i])) != 0) {
+				size_t n = strlen(p->items[dst - 1].name) + strlen(p->items[i].name) + 6;
+				GROW(p->shared, p->nshared, p->shared_alloc);
+				p->shared[p->nshared] = xmalloc(n);
+				snprintf(p->shared[p->nshared++], n, "%s and %s", p->items[dst - 1].name,
+					 p->items[i].name);
+			}
 			p->items[dst - 1].count += p->items[i].count;
 			free(p->items[i].name);
 			free(p->items[i].key);

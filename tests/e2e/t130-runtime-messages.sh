@@ -3,9 +3,11 @@
 # (with the numbers the file has), a warning about a long value keeps its reason, a value with a
 # newline stays one line, SPYRT_MODE=count with SPYRT_WATCH=calls:FUNC is one line for one problem,
 # and spinprof's hook overhead with several threads says what it is a share of (and stays <= 100 %).
+# A run with every signal blocked from its start: spinprof says the ticks the file expected never
+# came (blocked?), in the header and where the flat profile has no time.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
-tap_plan 8
+tap_plan 9
 
 # samples/stacks.c: 2^19 leaf calls, each under one of 2^19 distinct stacks of 20 frames: the frame
 # pool fills
@@ -93,5 +95,37 @@ overhead() {
 check "four threads, sampled: the share is of the run's CPU seconds$(tsan_skip its hooks cost more than their calibration says)" overhead "the run's [0-9.]* CPU seconds"
 check "four threads, not sampled: the share is of the threads' time together" \
 	overhead "the 5 threads' [0-9.]* seconds together" SPYRT_WATCH=none
+
+# every signal blocked from the exec on (the mask is inherited): mode arcs' times from cpu ticks that
+# never come
+cat >"$T/blockall.c" <<'EOC'
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	sigset_t all;
+	sigfillset(&all);
+	if (argc < 2 || sigprocmask(SIG_BLOCK, &all, NULL))
+		return 127;
+	execv(argv[1], argv + 1);
+	perror("execv");
+	return 127;
+}
+EOC
+blocked() {
+	local out exp why="SIGPROF blocked in every thread?"
+	# shellcheck disable=SC2086
+	$CC -O2 $SPY_SAN_FLAGS "$T/blockall.c" -o "$T/blockall" || return 1
+	rm -f "$T/blk.out"
+	SPYRT_MODE=arcs SPYRT_WATCH=cpu SPYRT_OUT="$T/blk.out" "$T/blockall" "$T/thr" || return 1
+	exp=$(rt_get "$T/blk.out" sampling expected)
+	[ "$(rt_get "$T/blk.out" sampling taken)" = 0 ] && [ "${exp:-0}" -gt 0 ] || { rt_dump "$T/blk.out" | grep '^sampling'; return 1; }
+	out=$("$SPY_BUILD/spinprof" -b "$T/blk.out" 2>&1)
+	grep -qx "samples: none: $exp ticks of cpu time were expected and none arrived ($why)" <<<"$out" &&
+		grep -qx " no time accumulated: $exp ticks of cpu time were expected and none arrived ($why)" <<<"$out" ||
+		{ printf '%s\n' "$out" | head -n 20; return 1; }
+}
+check "every signal blocked: spinprof says the ticks expected never came, and asks whether SIGPROF was blocked" blocked
 
 tap_done

@@ -10,8 +10,8 @@
 # both merges; b's addresses are relocated to a's load addresses, as arcs are). `--spy a a` doubles every
 # number and keeps 7 stacks. `-s a b` writes a gmon.sum whose report (Spy report, and the whole report
 # but the file count) is `a b`'s byte for byte. Profiles watching something else (cpu; wall at another
-# rate; another divisor; calls of another function) are refused: status 2, one line naming both files,
-# and no gmon.sum. A profile without samples adds no samples, in either order, and its watch does not
+# rate; another divisor; calls of another function; cpu ticks with another target, which the line
+# names) are refused: status 2, one line naming both files and what differs, and no gmon.sum. A profile without samples adds no samples, in either order, and its watch does not
 # count: a third file is compared with the first sampled one.
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
@@ -76,11 +76,12 @@ int main(int argc, char **argv)
 		stack(8, 8000000, libc + 0x1234, 0, 2, U, fa(T) + 0x18, T, libc + 0x2000);
 		thread(&p, 0);
 	} else if (strcmp(sc, "cpu") == 0 || strcmp(sc, "wall500") == 0 || strcmp(sc, "div2") == 0 ||
-		   strcmp(sc, "callsC") == 0 || strcmp(sc, "callsD") == 0) {
-		int calls = sc[0] == 'c' && sc[1] == 'a';
+		   strcmp(sc, "callsC") == 0 || strcmp(sc, "callsD") == 0 || strcmp(sc, "cputgt") == 0) {
+		int calls = sc[0] == 'c' && sc[1] == 'a', tgt = strcmp(sc, "cputgt") == 0;
+		/* cputgt: cpu ticks as cpu's, with a target (no runtime writes one: another's file) */
 		sampling(&p, sc[0] == 'c' ? (calls ? GMON_WATCH_CALLS : GMON_WATCH_CPU) : GMON_WATCH_WALL,
-			 strcmp(sc, "cpu") == 0 ? 100 : strcmp(sc, "wall500") == 0 ? 500 : 1000,
-			 strcmp(sc, "div2") == 0 ? 2 : 1, calls ? sc + 5 : "");
+			 strcmp(sc, "cpu") == 0 || tgt ? 100 : strcmp(sc, "wall500") == 0 ? 500 : 1000,
+			 strcmp(sc, "div2") == 0 ? 2 : 1, calls ? sc + 5 : tgt ? "X" : "");
 		p.sampling->taken = 1;
 		thread(&p, 100);
 		stack(1, 1000000, fa(A) + 0x30, 0, 2, A, fa(MAIN) + 0x10, MAIN, ms);
@@ -94,7 +95,7 @@ EOF
 # shellcheck disable=SC2086
 $CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
 
-for s in a b cpu wall500 div2 callsC callsD nosamples; do
+for s in a b cpu wall500 div2 callsC callsD cputgt nosamples; do
 	"$T/spygen" $s "$T/$s.out" || { echo "Bail out! spygen $s failed"; exit 1; }
 done
 
@@ -136,7 +137,7 @@ has() { # has FILE LINE...: every LINE is a whole line of FILE
 	return $bad
 }
 
-tap_plan 12
+tap_plan 13
 
 ok_runs() { run a --spy -b --cutoff=0 "$T/a.out" && run b --spy -b --cutoff=0 "$T/b.out" && run ab --spy -b --cutoff=0 "$T/a.out" "$T/b.out"; }
 sp_check "--spy of a, of b, and of a b" ok_runs
@@ -215,6 +216,8 @@ check "a wall500, a div2: another rate, another divisor are refused" eval \
 	'refused "$T/a.out" "$T/wall500.out" "wall at 500 Hz" "wall at 1000 Hz" &&
 	refused "$T/a.out" "$T/div2.out" "wall at 1000 Hz, one event in 2 kept" "wall at 1000 Hz"'
 check "callsC callsD: calls of another function are refused" refused "$T/callsC.out" "$T/callsD.out" "calls of D" "calls of C"
+check "cpu cputgt: cpu ticks with another target are refused, the line names the target" \
+	refused "$T/cpu.out" "$T/cputgt.out" "cpu at 100 Hz, target X" "cpu at 100 Hz"
 
 unsampled() {
 	run an --spy -b --cutoff=0 "$T/a.out" "$T/nosamples.out" && run na --spy -b --cutoff=0 "$T/nosamples.out" "$T/a.out" || return 1

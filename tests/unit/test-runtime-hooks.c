@@ -1,4 +1,4 @@
-/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counters.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c runtime/nodes.c runtime/trace.c runtime/sig-nest.c runtime/fold.c runtime/codemap.c runtime/stackmap.c runtime/tailsites.c runtime/secure.c runtime/stacks.c */
+/* unit: runtime/hooks.c runtime/arcs.c runtime/vm.c runtime/thread.c runtime/offcpu.c runtime/counters.c runtime/counts.c runtime/control.c runtime/env.c runtime/units.c runtime/modules.c runtime/write.c runtime/tsc.c runtime/format.c runtime/sample.c runtime/sample-src.c runtime/sample-wall.c runtime/sample-events.c runtime/sample-file.c runtime/sample-sig.c runtime/signals.c runtime/nodes.c runtime/trace.c runtime/sig-nest.c runtime/fold.c runtime/codemap.c runtime/stackmap.c runtime/tailsites.c runtime/secure.c runtime/stacks.c runtime/loads.c */
 /* The whole runtime, driven as the plugin drives it: functions here call __spy_enter and __spy_exit by
  * hand, and count through __spy_counts. Checked through the profile spy_dump() writes and the shared
  * reader: arc counts, recursion counted once, frames abandoned by longjmp, unmatched exits, frames of
@@ -549,13 +549,11 @@ static NOINL void tail_seq(struct spy_thread *t, void *ra)
 	/* the real ring back, with what the fake one charged */
 	t->sw_head = saved_head;
 	t->sw_seen = saved_seen;
-	saved.arcs = t->off.arcs;
-	saved.narcs = t->off.narcs;
-	saved.serial = t->off.serial;
-	saved.blocked = t->off.blocked;
-	saved.preempted = t->off.preempted;
-	saved.switches = t->off.switches;
-	t->off = saved;
+	t->off.base = saved.base;
+	t->off.data = saved.data;
+	t->off.size = saved.size;
+	t->off.out = saved.out;
+	t->off.out_pre = saved.out_pre;
 }
 
 static NOINL void tail_host(struct spy_thread *t)
