@@ -28,6 +28,10 @@
 : "${CXX:=g++}"
 : "${SPY_SAN_FLAGS:=}"
 SAMPLES=$SPY_SRC/samples
+# The shared reader (common/gmon-io.c) for a test's own generators, compiled with $SPY_SAN_FLAGS: the tree's
+# object when make check built it (test-obj/, with the tree's flags), else the source
+GMON_IO=$SPY_BUILD/test-obj/gmon-io.o
+[ -f "$GMON_IO" ] || GMON_IO=$SPY_SRC/common/gmon-io.c
 # The ABI version the plugin and the tracing library were built with.
 SPY_ABI=$(sed -n 's/^#define SPY_ABI_VERSION \([0-9]*\).*/\1/p' "$SPY_SRC/common/spy-abi.h")
 # shellcheck disable=SC2034

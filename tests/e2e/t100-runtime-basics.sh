@@ -33,9 +33,14 @@ rt_setup() {
 		$CC -shared $SPY_SAN_FLAGS -o "$RT_DIR/libspyrt.so" "$RT_DIR"/obj/*.o -lpthread -ldl || exit 1
 		ar rcs "$RT_DIR/libspyrt.a" "$RT_DIR"/obj/*.o || exit 1
 	fi
-	# shellcheck disable=SC2086
-	$CC -O2 -g $SPY_SAN_FLAGS -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$SPY_SRC/common/gmon-io.c" "$SPY_SRC/common/gmon-dump.c" \
-		-o "$T/gmon-dump" -lz || exit 1
+	# the tree's (make check builds it), else made here
+	if [ -x "$SPY_BUILD/gmon-dump" ]; then
+		ln -sf "$SPY_BUILD/gmon-dump" "$T/gmon-dump"
+	else
+		# shellcheck disable=SC2086
+		$CC -O2 -g $SPY_SAN_FLAGS -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$GMON_IO" "$SPY_SRC/common/gmon-dump.c" \
+			-o "$T/gmon-dump" -lz || exit 1
+	fi
 }
 
 rt_cc() {

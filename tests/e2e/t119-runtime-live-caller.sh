@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 }
 EOC
 	# shellcheck disable=SC2086
-	$CC -O1 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/recaller.c" "$SPY_SRC/common/gmon-io.c" -o "$T/recaller" -lz ||
+	$CC -O1 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/recaller.c" "$GMON_IO" -o "$T/recaller" -lz ||
 		return 1
 	"$T/recaller" "$PA.out" "$T/wrong.out" || { echo "recaller failed"; return 1; }
 	"$SPY_BUILD/spinprof" "$T/wrong.out" 2>&1 | grep '^self-check: 2 of [0-9]* arcs name a caller that does not hold their call site' ||

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/ctrgen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/ctrgen" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/ctrgen.c" "$GMON_IO" -o "$T/ctrgen" -lz || exit 1
 for s in cpi nocycles twothreads; do
 	"$T/ctrgen" $s "$T/$s.out" || { echo "Bail out! ctrgen $s failed"; exit 1; }
 done

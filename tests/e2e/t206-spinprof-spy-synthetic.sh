@@ -83,7 +83,7 @@ write:
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$GMON_IO" -o "$T/spygen" -lz || exit 1
 
 # section FILE TITLE: the lines of one section of the Spy report (between its tilde rows and the next)
 section() {

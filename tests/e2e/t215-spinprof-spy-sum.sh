@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/spygen" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/spygen.c" "$GMON_IO" -o "$T/spygen" -lz || exit 1
 
 for s in a b cpu wall500 div2 callsC callsD cputgt nosamples; do
 	"$T/spygen" $s "$T/$s.out" || { echo "Bail out! spygen $s failed"; exit 1; }

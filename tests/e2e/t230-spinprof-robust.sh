@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/robgen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/robgen" -lz ||
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/robgen.c" "$GMON_IO" -o "$T/robgen" -lz ||
 	{ echo "Bail out! robgen does not build"; exit 1; }
 for k in nofuncs nothreads calls; do
 	"$T/robgen" $k "$T/$k.out" || { echo "Bail out! robgen $k failed"; exit 1; }

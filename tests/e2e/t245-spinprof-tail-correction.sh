@@ -92,7 +92,7 @@ EOF2
 # shellcheck disable=SC2086
 # the generator makes one profile by hand and exits: what it leaves allocated is no finding of LeakSanitizer's
 tailgen() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$T/tailgen" "$@"; }
-check "the generator builds" $CC -O1 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/tailgen.c" "$SPY_SRC/common/gmon-io.c" -o "$T/tailgen" -lz -lm
+check "the generator builds" $CC -O1 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/tailgen.c" "$GMON_IO" -o "$T/tailgen" -lz -lm
 
 flat_self() { # FILE: "NAME SELF" of the flat profile
 	"$SPINPROF" -b -p "$1" | awk '$NF ~ /^(main|loop|disp|w)$/ { print $NF, $3 }' | sort

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 C
 gen() {
 	# shellcheck disable=SC2086
-	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/gen.c" "$SPY_SRC/common/gmon-io.c" -lz -o "$T/gen" &&
+	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/gen.c" "$GMON_IO" -lz -o "$T/gen" &&
 		"$T/gen" "$T/syn.out"
 }
 check "the synthetic profile is written" gen

@@ -87,7 +87,7 @@ prepare() {
 	RT_ENV="SPYRT_MODE=arcs SPYRT_WATCH=cpu SPYRT_HZ=20000" rt_run "$P" || return 1
 	mv "$P.out" "$T/cpu.real"
 	# shellcheck disable=SC2086
-	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$SPY_SRC/tests/e2e/spyevil.c" "$SPY_SRC/common/gmon-io.c" \
+	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$SPY_SRC/tests/e2e/spyevil.c" "$GMON_IO" \
 		-o "$T/spyevil" -lz || return 1
 	"$T/spyevil" "$T/time.real" "$T/time.out" && "$T/spyevil" "$T/cpu.real" "$T/cpu.out" || return 1
 	[ "$(rt_get "$T/cpu.out" sampling taken)" -gt 0 ] 2>/dev/null || { echo "no cpu samples"; return 1; }

@@ -47,7 +47,7 @@ prepare() {
 	RT_ENV="SPYRT_MODE=arcs SPYRT_WATCH=cpu SPYRT_HZ=20000" rt_run "$P" || return 1
 	mv "$P.out" "$T/cpu.real"
 	# shellcheck disable=SC2086
-	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/backwards.c" "$SPY_SRC/common/gmon-io.c" \
+	$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/backwards.c" "$GMON_IO" \
 		-o "$T/backwards" -lz || return 1
 	"$T/backwards" "$T/time.real" "$T/time.out" && "$T/backwards" "$T/cpu.real" "$T/cpu.out" || return 1
 	"$SPINPROF" --dump "$T/time.out" | grep -q '^times start_ns=\([0-9]*\) end_ns=' || return 1

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/gen.c" "$SPY_SRC/common/gmon-io.c" \
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" -I"$SPY_SRC/tests/e2e" "$T/gen.c" "$GMON_IO" \
 	-o "$T/gen" -lz || exit 1
 
 # the library: calls through .plt.sec (ext_b, ext_c), through .plt.got (ext_a, whose address is taken
