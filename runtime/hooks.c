@@ -1,5 +1,6 @@
-/* The hot path: __spy_enter and __spy_exit keep the thread's shadow stack and count and time its arcs;
- * __spy_catch ends the calls an exception unwound; __spy_arc, the one hook of mode=arcs code, counts
+/* The hot path: __spy_entry and __spy_leave (ABI 5 on; __spy_enter and __spy_exit for code built for
+ * ABI 4 and before) keep the thread's shadow stack and count and time its arcs; __spy_tail stands for
+ * the exit of a function that leaves by a tail call; __spy_catch ends the calls an exception unwound; __spy_arc, the one hook of mode=arcs code, counts
  * arcs and keeps the stack without exits. No lock, no malloc, no printing. Their fast paths are leaves that read only the calling thread's own
  * state; everything rare (first call of a thread, control changes, frames abandoned by longjmp,
  * pthread_exit or foreign unwinding, a new arc, a full stack) jumps to a slow path that starts over
