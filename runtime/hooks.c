@@ -436,7 +436,7 @@ static void end_returned(struct spy_thread *t, const struct spy_arc *a, uint64_t
 		while (j > 1 && key_slot(t->stack[j - 2].sp) == slot)
 			j--;
 		if (slot <= key || !spy_stack_readable(t, key & ~(uint64_t)7, slot + 8) ||
-		    *(const uint64_t *)(uintptr_t)slot == t->stack[j - 1].call_site)
+		    spy_stack_word(slot) == t->stack[j - 1].call_site)
 			break;
 		i = j - 1;
 	}
@@ -634,7 +634,7 @@ static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa
 		 * (its return address gone from its slot): the slow path looks */
 		if (unlikely(!(arc->func & SPY_ARC_SITED)) && n && frame_lazy(top) &&
 		    key_slot(top->sp) > key && spy_stack_readable(t, slot, key_slot(top->sp) + 8) &&
-		    *(const uint64_t *)(uintptr_t)key_slot(top->sp) != top->call_site)
+		    spy_stack_word(key_slot(top->sp)) != top->call_site)
 			goto slow;
 		f = top + 1;
 		count_one(&arc->count);

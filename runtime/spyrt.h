@@ -740,6 +740,14 @@ void spy_codemap_add(const void *addr);
 void spy_codemap_drop(const void *addr);
 /* The entry of the function (or split part) of an instrumented module whose code holds pc, or 0. */
 uint64_t spy_codemap_func(uint64_t pc);
+/* The word at addr of the thread's stack, read as data: a return-address slot of a frame that may have
+ * returned, which may now lie in a redzone of the live frame holding it under AddressSanitizer (whose
+ * check is left out here; without the sanitizer it is a plain load, inlined). */
+__attribute__((no_sanitize_address)) static inline uint64_t spy_stack_word(uint64_t addr)
+{
+	return *(const uint64_t *)(uintptr_t)addr;
+}
+
 /* [from, to) lies in the mapping of t's stack around from, which may then be read: the mapping as
  * last looked up, else looked up again (a few times per thread at most). */
 int spy_stack_rescan(struct spy_thread *t, uint64_t from, uint64_t to);
