@@ -142,7 +142,8 @@ SPY_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 
 		spy_samp_resolve_real();
 		if (sig == SIGPROF && act && __atomic_load_n(&spy_ready, __ATOMIC_ACQUIRE))
-			foreign_now(act->sa_handler); /* sa_sigaction's too: one union, SIG_IGN and SIG_DFL alike */
+			foreign_now(
+				act->sa_handler); /* sa_sigaction's too: one union, SIG_IGN and SIG_DFL alike */
 	}
 	if (!spy_real_sigaction) {
 		errno = ENOSYS;
