@@ -277,7 +277,7 @@ void print_header(FILE *f, const struct prof *p)
 			"turn): their calls are merged\n",
 			p->nshared);
 		for (size_t i = 0; i < p->nshared; i++)
-			fprintf(f, "mismatch: %s\n", p->shared[i]);
+			fprintf(f, "mismatch: %s\n", esc_text(p->shared[i]));
 	} else if (h->mode == SPY_MODE_COUNT) {
 		fputs("self-check: not possible in mode count (no arcs)\n", f);
 	} else {
