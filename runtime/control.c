@@ -33,9 +33,10 @@ static uint64_t starts, stops;
 static struct spy_thread *followed;
 
 /*
- * The add-one counters cannot be switched off (they are inline), so what spy_off() and spy_flush()
- * take away is subtracted when writing: excl holds the counts to forget, off_base the totals at the
- * last spy_off() (everything counted after it is forgotten too, while off).
+ * The add-one counters cannot test anything (they are inline): under SPYRT_START/STOP each thread's
+ * hooks switch its slab pointer with its recording (spy_counts_window), and what spy_off() and
+ * spy_flush() take away is subtracted when writing: excl holds the counts to forget, off_base the
+ * totals at the last spy_off() (everything counted after it is forgotten too, while off).
  */
 static uint64_t *excl, *off_base;
 static uint32_t excl_n, off_base_n;
@@ -265,6 +266,11 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
 		if (spy_watch == GMON_WATCH_CALLS)
 			spy_samp_call_hook(t, self, enter, rec);
+		/* the add-one counters are switched with the arcs, at every hook while watching (spy_off()
+		 * alone subtracts its counts when writing: a thread may run no hook between it and
+		 * spy_on()) */
+		if (unlikely(rec == t->counts_off))
+			spy_counts_window(t, self, enter, rec);
 	}
 	/* off or watching: every hook must come back here */
 	if (!rec || (w & SPY_CTL_WATCH))

@@ -487,7 +487,8 @@ struct spy_thread {
 	pid_t tid;
 	int state;
 	int main;
-	int tables; /* arcs/stack set up */
+	int tables;     /* arcs/stack set up */
+	int counts_off; /* outside SPYRT_START/STOP's window: counting into the discarded slab (counts.c) */
 	int dtor_rounds;
 	uint64_t start_ns, end_ns;
 	char name[16];
@@ -704,6 +705,8 @@ uint64_t *spy_slab_new(void);
 void spy_slab_free(uint64_t *slab);
 /* Sum every slab's counters for slots [0, n) into sum (which is zeroed first). */
 void spy_counts_total(uint64_t *sum, uint32_t n);
+/* The thread's counters follow its recording (rec), from a hook of self (enter: its entry). */
+void spy_counts_window(struct spy_thread *t, uint64_t self, int enter, int rec);
 
 /* ---- units.c: registered units, their copied names and their slots ---- */
 
@@ -732,6 +735,8 @@ uint32_t spy_written_mode(void);
 int spy_arc_hooks_only(void);
 /* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
 int spy_hooked(uint64_t addr);
+/* Its counter slot (lock-free), 0 when it is not one. */
+uint32_t spy_hooked_slot(uint64_t addr);
 
 /* ---- codemap.c, stackmap.c ---- */
 

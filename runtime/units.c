@@ -42,10 +42,12 @@ static struct spy_unit *find_reopened(struct spy_func *begin, uint32_t n, uint32
 }
 
 /*
- * The entries of every function registered with hooks, for __spy_tail to tell a tail call to code
- * with hooks from one that returns unseen: open addressing, read without a lock. Word 0 holds the
- * table's size in bits. It only grows, by a copy that replaces it (the old one stays, for readers
- * that still hold it).
+ * The entries of every function registered with hooks, with their counter slots: for __spy_tail to
+ * tell a tail call to code with hooks from one that returns unseen, and for the switch of the
+ * counters at a SPYRT_START/STOP trigger (counts.c) to find the slot of the hook's function. Open
+ * addressing, pairs of words (entry, slot), read without a lock. Word 0 holds the table's size in
+ * bits. It only grows, by a copy that replaces it (the old one stays, for readers that still hold
+ * it).
  */
 static uint64_t *hooked_tab;
 static uint32_t hooked_nr;
@@ -58,22 +60,29 @@ static uint32_t hooked_hash(uint64_t addr, uint32_t bits)
 	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
-static void hooked_put(uint64_t *tab, uint64_t addr)
+/* 1 when addr is new in the table. A module opened again at an address another function had keeps
+ * the slot it has now: the slot is stored before the entry, and again for an entry already there. */
+static int hooked_put(uint64_t *tab, uint64_t addr, uint64_t slot)
 {
 	uint32_t bits = (uint32_t)tab[0], mask = (1u << bits) - 1;
 
 	for (uint32_t i = hooked_hash(addr, bits);; i = (i + 1) & mask) {
-		if (tab[1 + i] == addr)
-			return;
-		if (!tab[1 + i]) {
-			__atomic_store_n(&tab[1 + i], addr, __ATOMIC_RELEASE);
-			return;
+		uint64_t *e = &tab[1 + 2 * (size_t)i];
+
+		if (e[0] == addr) {
+			__atomic_store_n(&e[1], slot, __ATOMIC_RELEASE);
+			return 0;
+		}
+		if (!e[0]) {
+			__atomic_store_n(&e[1], slot, __ATOMIC_RELEASE);
+			__atomic_store_n(&e[0], addr, __ATOMIC_RELEASE);
+			return 1;
 		}
 	}
 }
 
 /* Under spy_lock. */
-static void hooked_add(uint64_t addr)
+static void hooked_add(uint64_t addr, uint32_t slot)
 {
 	uint64_t *old = hooked_tab;
 
@@ -81,7 +90,7 @@ static void hooked_add(uint64_t addr)
 		return;
 	if (!old || 2 * (hooked_nr + 1) > 1u << old[0]) {
 		uint32_t bits = old ? (uint32_t)old[0] + 1 : 10;
-		uint64_t *tab = bits <= 28 ? calloc(((size_t)1 << bits) + 1, sizeof(*tab)) : NULL;
+		uint64_t *tab = bits <= 28 ? calloc(((size_t)2 << bits) + 1, sizeof(*tab)) : NULL;
 
 		if (!tab) {
 			spy_note_error("out of memory for the table of functions with hooks");
@@ -89,33 +98,46 @@ static void hooked_add(uint64_t addr)
 		}
 		tab[0] = bits;
 		for (uint32_t i = 0; old && i < 1u << old[0]; i++)
-			if (old[1 + i])
-				hooked_put(tab, old[1 + i]);
+			if (old[1 + 2 * (size_t)i])
+				hooked_put(tab, old[1 + 2 * (size_t)i], old[2 + 2 * (size_t)i]);
 		__atomic_store_n(&hooked_tab, tab, __ATOMIC_RELEASE);
 		if (old)
 			hooked_old[hooked_nold++] = old;
 	}
-	hooked_put(hooked_tab, addr);
-	hooked_nr++;
+	hooked_nr += (uint32_t)hooked_put(hooked_tab, addr, slot);
 }
 
-int spy_hooked(uint64_t addr)
+/* The entry's pair, or NULL. */
+static const uint64_t *hooked_find(uint64_t addr)
 {
 	const uint64_t *tab = __atomic_load_n(&hooked_tab, __ATOMIC_ACQUIRE);
 	uint32_t bits, mask;
 
 	if (!tab || !addr)
-		return 0;
+		return NULL;
 	bits = (uint32_t)tab[0];
 	mask = (1u << bits) - 1;
 	for (uint32_t i = hooked_hash(addr, bits);; i = (i + 1) & mask) {
-		uint64_t a = __atomic_load_n(&tab[1 + i], __ATOMIC_ACQUIRE);
+		const uint64_t *e = &tab[1 + 2 * (size_t)i];
+		uint64_t a = __atomic_load_n(&e[0], __ATOMIC_ACQUIRE);
 
 		if (a == addr)
-			return 1;
+			return e;
 		if (!a)
-			return 0;
+			return NULL;
 	}
+}
+
+int spy_hooked(uint64_t addr)
+{
+	return hooked_find(addr) != NULL;
+}
+
+uint32_t spy_hooked_slot(uint64_t addr)
+{
+	const uint64_t *e = hooked_find(addr);
+
+	return e ? (uint32_t)__atomic_load_n(&e[1], __ATOMIC_ACQUIRE) : 0;
 }
 
 static void watch_names(struct spy_unit *u)
@@ -214,7 +236,7 @@ SPY_EXPORT void __spy_register_unit(struct spy_func *begin, struct spy_func *end
 		spy_timed_units = 1;
 	for (uint32_t i = 0; i < n; i++)
 		if (begin[i].flags & SPY_FUNC_HOOKS)
-			hooked_add((uint64_t)(uintptr_t)begin[i].addr);
+			hooked_add((uint64_t)(uintptr_t)begin[i].addr, u->funcs[i].slot);
 	/* the code map, which names a new arc's caller by its call site */
 	spy_codemap_add(begin[0].addr);
 	/* from here on the function counts in its own slot; other threads may be reading it */
