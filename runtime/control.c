@@ -26,6 +26,38 @@ uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 int spy_first_error_said;
 
+/* Whether the mode may still be lowered to count (units.c): 0 open, 1 fixed (a thread's hooks set up
+ * their tables), 2 lowered. A thread about to set up its tables and a registration lowering the mode
+ * race for it by one compare-and-swap. */
+enum {
+	MODE_OPEN,
+	MODE_FIXED,
+	MODE_LOWERED
+};
+static uint32_t mode_state;
+
+int spy_mode_fix(void)
+{
+	uint32_t s = MODE_OPEN;
+
+	if (__atomic_compare_exchange_n(&mode_state, &s, MODE_FIXED, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return 0;
+	return s == MODE_LOWERED ? -1 : 0;
+}
+
+int spy_mode_lower_count(void)
+{
+	uint32_t s = MODE_OPEN;
+
+	if (!__atomic_compare_exchange_n(&mode_state, &s, MODE_LOWERED, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST) &&
+	    s != MODE_LOWERED)
+		return 0;
+	spy_mode = SPY_MODE_COUNT;
+	__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
 /* SPYRT_START_THREAD=1: the thread that hit the start trigger first (Cedar's breakProcess); only its
