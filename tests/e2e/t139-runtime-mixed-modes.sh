@@ -63,6 +63,7 @@ EOC
 COUNT=-fplugin-arg-spyinstr-mode=count
 ARCS=-fplugin-arg-spyinstr-mode=arcs
 built() {
+	# shellcheck disable=SC2086
 	cc_obj() { $CC -fplugin="$SPY_PLUGIN" -O2 -g -I"$SAMPLES" $SPY_SAN_FLAGS "$@" >>"$T/obj.log" 2>&1 ||
 		{ echo "compile failed: $*"; cat "$T/obj.log"; return 1; }; }
 	cc_obj $COUNT -c "$T/a.c" -o "$T/a-count.o" && cc_obj $ARCS -c "$T/a.c" -o "$T/a-arcs.o" &&
