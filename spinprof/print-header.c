@@ -87,6 +87,26 @@ static uint64_t counter(const struct prof *p, const char *name)
 	return 0;
 }
 
+/* Units built with several plugin modes (COUNTERS' plugin_modes): the runtime recorded in the
+ * lowest, which every unit has, or, when it could not (a mode=count unit of a module registered after
+ * recording began), its error line says what it could not. */
+static void print_modes(FILE *f, const struct prof *p)
+{
+	uint32_t modes = (uint32_t)counter(p, "plugin_modes") & 7, n = 0, lowest;
+
+	if (!modes || (modes & (modes - 1)) == 0)
+		return;
+	lowest = (uint32_t)__builtin_ctz(modes);
+	fputs(" (units built with ", f);
+	for (uint32_t m = 0; m <= SPY_MODE_TIME; m++)
+		if (modes & 1u << m)
+			fprintf(f, "%smode=%s", n++ ? " and " : "", gmon_mode_name(m));
+	if (p->spy.hdr.mode <= lowest)
+		fputs(": recorded in the mode they all have)", f);
+	else
+		fprintf(f, ": those of mode=%s have no times of their own)", gmon_mode_name(lowest));
+}
+
 static const char *func_at(const struct prof *p, uint64_t pc)
 {
 	uint32_t i = pc ? prof_lookup(p, pc) : PROF_NONE;
@@ -199,6 +219,7 @@ void print_header(FILE *f, const struct prof *p)
 	if (h->tsc_hz)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
 			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "", tsc_source(h));
+	print_modes(f, p);
 	fputc('\n', f);
 	uint32_t nfolded = 0;
 	for (uint32_t i = 0; i < p->spy.nthreads; i++)
