@@ -42,12 +42,15 @@ made() {
 	"$SPINPROF" --format=chrome -o "$P-t.json" "$P-t.out" || return 1
 	"$SPINPROF" --dump "$P-s.out" >"$P-s.dump" && "$SPINPROF" --dump "$P-t.out" >"$P-t.dump"
 }
-# a dump's arcs on stdin: 0 when on every thread worker's CPU time (incl - off_incl) is at least work's
+# a dump's arcs on stdin: 0 when on every thread worker's CPU time (incl - off_incl) is at least work's,
+# and so is its measured time (incl, what chrome lays out: a callee longer than its caller is cut)
 cpu_consistent() {
 	awk '$1 == "arc" { delete v; for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
 			c = v["incl"] - v["off_incl"]
-			if (v["callee"] == "worker") w[v["tid"]] = c; else if (v["callee"] == "work") k[v["tid"]] = c }
-		END { for (t in w) if (w[t] < k[t]) { print "thread " t ": worker CPU " w[t] " < work CPU " k[t]; bad = 1 }
+			if (v["callee"] == "worker") { w[v["tid"]] = c; wi[v["tid"]] = v["incl"] }
+			else if (v["callee"] == "work") { k[v["tid"]] = c; ki[v["tid"]] = v["incl"] } }
+		END { for (t in w) if (w[t] < k[t] || wi[t] < ki[t]) {
+				print "thread " t ": worker CPU " w[t] " < work CPU " k[t] " or incl " wi[t] " < " ki[t]; bad = 1 }
 			exit bad }'
 }
 if ! sp_check "threads: a calls:work profile and a time-mode one, spinprof --format=chrome writes both" made; then
@@ -164,15 +167,22 @@ sampled() {
 }
 check "samples: 4 lanes named apart by tid, each with the calls of work its thread made (work's self)" sampled
 
+# when every time-mode run had a thread whose worker holds less than its work (the runtime's defect that
+# the last point reports), the viewer's numbers and nesting cannot be judged on them
+ALL_BAD=
+[ "$(cat "$T/inconsistent" 2>/dev/null || echo 0)" -lt 8 ] ||
+	ALL_BAD=" # SKIP all 8 time-mode runs had a worker holding less than its work (the last point's defect)"
 timed() {
+	[ -z "$ALL_BAD" ] || return 0
 	viewer_speedscope "$P-t.json" "$T/st" >/dev/null || { cat "$T/st/shown"; return 1; }
 	cat "$T/st/shown"
 	"$SPINPROF" --format=json -o "$P-t.sjson" "$P-t.out" || return 1
 	python3 "$T/check.py" "$T/st/shown" "$P-t.dump" timed "$P-t.sjson"
 }
-check "time mode: 5 lanes named apart, each function's total and self the CPU time measured on its thread" timed
+check "time mode: 5 lanes named apart, each function's total and self the CPU time measured on its thread$ALL_BAD" timed
 
 nested() {
+	[ -z "$ALL_BAD" ] || return 0
 	local i n=0 f
 	for i in 1 2 3 4 5; do
 		viewer_export_folded "$T/st" $i >"$T/st/lane$i" || { cat "$T/st/lane$i"; return 1; }
@@ -186,7 +196,7 @@ nested() {
 	done
 	[ $n = 4 ]
 }
-check "time mode, its Export: work nested in worker on each of the 4 worker threads, main alone" nested
+check "time mode, its Export: work nested in worker on each of the 4 worker threads, main alone$ALL_BAD" nested
 
 shot() {
 	local i
