@@ -666,7 +666,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 				p->tail_sites[o++] = p->tail_sites[i];
 		p->ntail_sites = o;
 	}
-	p->counters = calloc(13, sizeof(*p->counters));
+	/* and threads_unheld, calls_in_flight (write_profile) */
+	p->counters = calloc(15, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -863,7 +864,7 @@ static int write_profile(const char *path, int final)
 	unsigned flags = path || spy_cfg.out_named ? GMON_WRITE_NAMED : 0;
 	char pbuf[PATH_MAX], err[512];
 	uint64_t open_frames = 0, hz;
-	uint32_t tsc_flags = 0;
+	uint32_t tsc_flags = 0, unheld = 0, in_flight = 0, moved = 0;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc, busy = 0;
@@ -903,14 +904,17 @@ static int write_profile(const char *path, int final)
 	/*
 	 * Every other thread is held at its next hook (or found asleep) before anything is read, so the
 	 * add-one counts and the arcs are of the same moment; a sleeping thread that woke during the
-	 * read makes it start over (twice at most).
+	 * read makes it start over (twice at most). The threads the freeze could not hold are said in the
+	 * file (threads_unheld), with how many calls, theirs and those of threads that ran during the
+	 * last read, may be counted without their arc or the other way round (calls_in_flight, at most).
 	 */
 	for (int tries = 0;; tries++) {
 		uint64_t of = open_frames;
 
-		spy_freeze(me);
+		unheld = spy_freeze(me, &in_flight);
 		rc = build(&p, final, &of, hz, tsc_flags);
-		if (tries == 2 || spy_frozen_still(me)) {
+		moved = spy_frozen_moved(me);
+		if (tries == 2 || !moved) {
 			open_frames = of;
 			break;
 		}
@@ -918,6 +922,10 @@ static int write_profile(const char *path, int final)
 		gmon_profile_init(&p);
 	}
 	spy_thaw();
+	if ((unheld || moved) && p.counters) {
+		add_counter(&p, "threads_unheld", unheld);
+		add_counter(&p, "calls_in_flight", (uint64_t)in_flight + moved);
+	}
 	pthread_mutex_unlock(&spy_lock);
 	spy_samp_quiet--;
 	if (real)
