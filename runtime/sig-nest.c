@@ -127,8 +127,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	/* the interrupted code may have counted a call whose arc its hook has not made yet: no write
 	 * holds the thread inside this handler, but at the interrupted code's next hook (spy_park; the
-	 * mark says so, and sig_split tells the writer) */
-	split = (uint32_t)spy_sig_may_split(t, spy_sig_pc(uc));
+	 * mark says so, and sig_split tells the writer). Any handler of a thread with hooks: the PC it
+	 * interrupted may be outside instrumented code with a split call below it (a sanitizer's call
+	 * in a prologue, ld.so resolving a hook's first call: t137 under SAN=address saw 15 handlers
+	 * counted without their arcs when this looked at the PC only) */
+	split = spy_mode != SPY_MODE_COUNT;
 	f = &t->stack[d];
 	saved = *f;
 	memset(f, 0, sizeof(*f));
