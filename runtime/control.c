@@ -26,6 +26,38 @@ uint64_t spy_start_addr, spy_stop_addr;
 char spy_first_error[256];
 int spy_first_error_said;
 
+/* Whether the mode may still be lowered to count (units.c): 0 open, 1 fixed (a thread's hooks set up
+ * their tables), 2 lowered. A thread about to set up its tables and a registration lowering the mode
+ * race for it by one compare-and-swap. */
+enum {
+	MODE_OPEN,
+	MODE_FIXED,
+	MODE_LOWERED
+};
+static uint32_t mode_state;
+
+int spy_mode_fix(void)
+{
+	uint32_t s = MODE_OPEN;
+
+	if (__atomic_compare_exchange_n(&mode_state, &s, MODE_FIXED, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return 0;
+	return s == MODE_LOWERED ? -1 : 0;
+}
+
+int spy_mode_lower_count(void)
+{
+	uint32_t s = MODE_OPEN;
+
+	if (!__atomic_compare_exchange_n(&mode_state, &s, MODE_LOWERED, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST) &&
+	    s != MODE_LOWERED)
+		return 0;
+	spy_mode = SPY_MODE_COUNT;
+	__atomic_store_n(&__spy_hooks, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
 /* SPYRT_START/STOP: recording while starts exceed stops */
 static uint64_t starts, stops;
 /* SPYRT_START_THREAD=1: the thread that hit the start trigger first (Cedar's breakProcess); only its
@@ -33,9 +65,10 @@ static uint64_t starts, stops;
 static struct spy_thread *followed;
 
 /*
- * The add-one counters cannot be switched off (they are inline), so what spy_off() and spy_flush()
- * take away is subtracted when writing: excl holds the counts to forget, off_base the totals at the
- * last spy_off() (everything counted after it is forgotten too, while off).
+ * The add-one counters cannot test anything (they are inline): under SPYRT_START/STOP each thread's
+ * hooks switch its slab pointer with its recording (spy_counts_window), and what spy_off() and
+ * spy_flush() take away is subtracted when writing: excl holds the counts to forget, off_base the
+ * totals at the last spy_off() (everything counted after it is forgotten too, while off).
  */
 static uint64_t *excl, *off_base;
 static uint32_t excl_n, off_base_n;
@@ -265,6 +298,11 @@ int spy_ctl_sync(struct spy_thread *t, uint64_t self, int enter)
 		      __atomic_load_n(&starts, __ATOMIC_RELAXED) > __atomic_load_n(&stops, __ATOMIC_RELAXED);
 		if (spy_watch == GMON_WATCH_CALLS)
 			spy_samp_call_hook(t, self, enter, rec);
+		/* the add-one counters are switched with the arcs, at every hook while watching (spy_off()
+		 * alone subtracts its counts when writing: a thread may run no hook between it and
+		 * spy_on()) */
+		if (unlikely(rec == t->counts_off))
+			spy_counts_window(t, self, enter, rec);
 	}
 	/* off or watching: every hook must come back here */
 	if (!rec || (w & SPY_CTL_WATCH))

@@ -101,6 +101,38 @@ SPY_EXPORT uint64_t *__spy_counts_slow(void)
 /* The register-keeping way into __spy_counts_slow for the counter the plugin writes as asm. */
 SPY_COUNTS_SLOW_ALL_STUB;
 
+/* Where a thread counts while it does not record (SPYRT_START/STOP, spy_off): never read, shared by
+ * every thread (what races lose was to be forgotten anyway). In .bss: only touched pages cost. */
+static uint64_t discard[SPY_SLOTS_MAX];
+
+/*
+ * From a hook's slow path (spy_ctl_sync): the add-one counters follow the arcs. The inline counter
+ * cannot test anything, so the thread's slab pointer (__spy_counts and its copies) is switched
+ * between its slab and the discarded one as its recording starts and stops. An entry hook's own call
+ * was counted before the hook ran, in the slab the thread leaves: it moves to the slab whose arcs
+ * will hold it (a START function's first call; a STOP function's call, or the first call of another
+ * thread after a trigger, leaves its slab). Only a thread with its slab: the calibration's scratch
+ * thread and the idle thread have none. Called when rec == t->counts_off (a change), so that the
+ * other hooks of a watched run pay one test.
+ */
+void spy_counts_window(struct spy_thread *t, uint64_t self, int enter, int rec)
+{
+	uint64_t *c = t->counts, *was = __spy_counts;
+	uint32_t slot;
+
+	if (!c || c == graveyard || rec == !t->counts_off)
+		return;
+	t->counts_off = !rec;
+	spy_counts_set(rec ? c : discard);
+	if (!enter || was != (rec ? discard : c) || !(slot = spy_hooked_slot(self)) || slot >= SPY_SLOTS_MAX)
+		return;
+	/* atomic: a signal handler's counter may add to the same word meanwhile */
+	if (rec)
+		__atomic_fetch_add(&c[slot], 1, __ATOMIC_RELAXED);
+	else if (__atomic_load_n(&c[slot], __ATOMIC_RELAXED))
+		__atomic_fetch_sub(&c[slot], 1, __ATOMIC_RELAXED);
+}
+
 void spy_counts_total(uint64_t *sum, uint32_t n)
 {
 	memset(sum, 0, (size_t)n * sizeof(*sum));

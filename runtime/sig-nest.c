@@ -129,7 +129,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	 * holds the thread inside this handler, but at the interrupted code's next hook (spy_park; the
 	 * mark says so, and sig_split tells the writer). Any handler of a thread with hooks: the PC it
 	 * interrupted may be outside instrumented code with a split call below it (a sanitizer's call
-	 * in a prologue, ld.so resolving a hook's first call: t137 under SAN=address saw 15 handlers
+	 * in a prologue, ld.so resolving a hook's first call: t138 under SAN=address saw 15 handlers
 	 * counted without their arcs when this looked at the PC only) */
 	split = spy_mode != SPY_MODE_COUNT;
 	f = &t->stack[d];

@@ -490,7 +490,8 @@ struct spy_thread {
 	pid_t tid;
 	int state;
 	int main;
-	int tables; /* arcs/stack set up */
+	int tables;     /* arcs/stack set up */
+	int counts_off; /* outside SPYRT_START/STOP's window: counting into the discarded slab (counts.c) */
 	int dtor_rounds;
 	uint64_t start_ns, end_ns;
 	char name[16];
@@ -715,6 +716,8 @@ uint64_t *spy_slab_new(void);
 void spy_slab_free(uint64_t *slab);
 /* Sum every slab's counters for slots [0, n) into sum (which is zeroed first). */
 void spy_counts_total(uint64_t *sum, uint32_t n);
+/* The thread's counters follow its recording (rec), from a hook of self (enter: its entry). */
+void spy_counts_window(struct spy_thread *t, uint64_t self, int enter, int rec);
 
 /* ---- units.c: registered units, their copied names and their slots ---- */
 
@@ -736,13 +739,16 @@ extern uint32_t spy_nslots; /* slots handed out, slot 0 included */
 extern uint64_t spy_slots_lost;
 extern uint32_t spy_plugin_modes; /* bit per enum spy_mode seen in a unit tag */
 extern int spy_timed_units;       /* a unit with exit hooks registered: times can be taken */
-/* The mode the file says: time without any code that has exit hooks, but with code built with
- * mode=arcs (the hooks of which take no times), is written as arcs. */
+extern int spy_arc_units;         /* a unit with __spy_arc alone registered: no times for its calls */
+/* The mode the file says: time with code built with mode=arcs (whose hooks take no times), with or
+ * without code that has exit hooks, is written as arcs. */
 uint32_t spy_written_mode(void);
 /* The only hooks that ran were __spy_arc's: code built with mode=arcs, none with exit hooks. */
 int spy_arc_hooks_only(void);
 /* addr is the entry of a registered function with hooks (lock-free; for __spy_tail). */
 int spy_hooked(uint64_t addr);
+/* Its counter slot (lock-free), 0 when it is not one. */
+uint32_t spy_hooked_slot(uint64_t addr);
 
 /* ---- codemap.c, stackmap.c ---- */
 
@@ -913,7 +919,12 @@ extern uint64_t spy_ctl;
 
 extern pthread_mutex_t spy_lock; /* registry, thread retirement, writing, control */
 extern int spy_ready;            /* spy_init() has run */
-extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE */
+extern uint32_t spy_mode;        /* effective mode: SPYRT_MODE, or count (spy_mode_lower_count) */
+/* Units of mode=count beside units with hooks (units.c): the process records in mode count, unless
+ * a thread's hooks have set up their tables already. 1: count from now on (or before), 0: too late. */
+int spy_mode_lower_count(void);
+/* A thread sets up its hook tables: from now on the mode stays. 0: hooks record, -1: mode count. */
+int spy_mode_fix(void);
 extern int spy_forked;
 /* A fork is under way (its handlers): a signal the parent took then, which ThreadSanitizer holds and
  * delivers in the child before the runtime's child handler, finds the parent's perf rings there

@@ -207,6 +207,9 @@ struct spy_thread *spy_thread_attach(void)
 	t = spy_thread_self();
 	if (!t || t->state != SPY_THREAD_LIVE)
 		goto idle;
+	/* the first tables of the process fix its mode (units.c may lower it to count until then) */
+	if (!t->tables && spy_mode_fix())
+		goto idle;
 	if (!t->tables && setup_tables(t)) {
 		__atomic_fetch_add(&spy_idle_thread.dropped_frames, 1, __ATOMIC_RELAXED);
 		goto idle;

@@ -384,7 +384,8 @@ uint32_t spy_written_mode(void)
 	/* every unit built with mode=count: counters are all any mode can have recorded */
 	if (spy_plugin_modes == 1u << SPY_MODE_COUNT)
 		return SPY_MODE_COUNT;
-	if (spy_mode == SPY_MODE_TIME && spy_arc_hooks_only())
+	/* code with __spy_arc alone (no exit hooks), alone or beside code with them (units.c) */
+	if (spy_mode == SPY_MODE_TIME && spy_arc_units)
 		return SPY_MODE_ARCS;
 	return spy_mode;
 }

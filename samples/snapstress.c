@@ -1,7 +1,7 @@
 /* snapstress HOW [N]: a profile written while the program does its worst must be one moment's: each
  * function's add-one count equals the calls its arcs recorded (spinprof's self-check), though the
  * count is made in the function's prologue and the arc in its entry hook, just after. The counts
- * depend on where the run stops; only the self-check is judged (t137; no .expect).
+ * depend on where the run stops; only the self-check is judged (t138; no .expect).
  *   flood: on_usr1 (calls hleaf) lands anywhere, between a count and its hook included: a sender
  *     thread (SIGUSR1 blocked) sends SIGUSR1 without pause to two threads looping on mid() (which
  *     calls leaf twice), through exit; main makes N rounds (default 200000) of mid() and exit(0).

@@ -187,12 +187,6 @@ struct layout {
 	size_t nevents;
 };
 
-static uint32_t item_at(const struct prof *p, uint64_t a)
-{
-	uint32_t k = prof_lookup(p, a);
-	return k != PROF_NONE && p->items[k].addr == a ? k : PROF_NONE;
-}
-
 static void lay(struct layout *l, uint32_t fn, double ts, double dur, int depth)
 {
 	const struct prof_func *pf = &l->p->items[fn];
@@ -209,7 +203,7 @@ static void lay(struct layout *l, uint32_t fn, double ts, double dur, int depth)
 	double at = ts;
 	for (uint32_t k = l->from0[fn]; k < l->from0[fn + 1]; k++) {
 		const struct gmon_arc *a = &l->gt->arcs[l->from[k]];
-		uint32_t ce = item_at(l->p, a->callee);
+		uint32_t ce = prof_at(l->p, a->callee);
 		if (ce == PROF_NONE || l->on_path[ce])
 			continue; /* recursion: its time is already in the outer call's */
 		double d = (double)a->incl * l->us * scale;
@@ -223,8 +217,11 @@ static void lay(struct layout *l, uint32_t fn, double ts, double dur, int depth)
 	l->on_path[fn]--;
 }
 
+/* ratio: by function, what the hook correction leaves of the raw cycles of its calls with no known
+ * caller (its corrected time over theirs): a root's time is laid as corrected, and what was taken off
+ * the thread's roots is <profiler>'s, after them, so that the profiler's share is the header's. */
 static void timed_thread(FILE *f, const struct prof *p, const struct gmon_thread *gt, uint32_t pid,
-			 double min_pct)
+			 double min_pct, const double *ratio)
 {
 	struct layout l = { f, p, gt, NULL, NULL, NULL, NULL, p->hz > 0 ? 1e6 / p->hz : 1, 0, pid, 0 };
 	l.incl = xcalloc(p->nsyms + 1, sizeof(double));
@@ -234,7 +231,7 @@ static void timed_thread(FILE *f, const struct prof *p, const struct gmon_thread
 	l.from = xmalloc((gt->narcs + 1) * sizeof(uint32_t));
 	for (uint64_t j = 0; j < gt->narcs; j++) {
 		caller[j] =
-			gt->arcs[j].caller > GMON_CALLER_MANY ? item_at(p, gt->arcs[j].caller) : PROF_NONE;
+			gt->arcs[j].caller > GMON_CALLER_MANY ? prof_at(p, gt->arcs[j].caller) : PROF_NONE;
 		if (caller[j] != PROF_NONE)
 			l.from0[caller[j] + 2]++;
 	}
@@ -247,27 +244,33 @@ static void timed_thread(FILE *f, const struct prof *p, const struct gmon_thread
 	l.on_path = xcalloc(p->nsyms + 1, sizeof(uint32_t));
 	double roots = 0;
 	for (uint64_t j = 0; j < gt->narcs; j++) {
-		uint32_t ce = item_at(p, gt->arcs[j].callee);
+		uint32_t ce = prof_at(p, gt->arcs[j].callee);
 		if (ce == PROF_NONE)
 			continue;
 		l.incl[ce] += (double)gt->arcs[j].incl;
-		if (gt->arcs[j].caller <= GMON_CALLER_MANY || item_at(p, gt->arcs[j].caller) == PROF_NONE)
+		if (gt->arcs[j].caller <= GMON_CALLER_MANY || prof_at(p, gt->arcs[j].caller) == PROF_NONE)
 			roots += (double)gt->arcs[j].incl;
 	}
 	/* events at one depth do not overlap, so the floor bounds their number (a call graph's paths
 	 * can be exponentially many) */
 	l.min_us = roots * l.us * (min_pct > 0.001 ? min_pct : 0.001) / 100;
-	double at = 0;
+	double at = 0, off = 0;
 	for (uint64_t j = 0; j < gt->narcs; j++) {
 		const struct gmon_arc *a = &gt->arcs[j];
-		uint32_t ce = item_at(p, a->callee);
-		if (ce == PROF_NONE || (a->caller > GMON_CALLER_MANY && item_at(p, a->caller) != PROF_NONE))
+		uint32_t ce = prof_at(p, a->callee);
+		if (ce == PROF_NONE || (a->caller > GMON_CALLER_MANY && prof_at(p, a->caller) != PROF_NONE))
 			continue;
-		double d = (double)a->incl * l.us;
+		double d = (double)a->incl * l.us * ratio[ce];
+		off += (double)a->incl * l.us - d;
 		if (d < l.min_us || d <= 0)
 			continue;
 		lay(&l, ce, at, d, 0);
 		at += d;
+	}
+	if (off >= l.min_us && off > 0) {
+		fputs(",\n{\"ph\":\"X\",\"name\":\"<profiler>\"", f);
+		fprintf(f, ",\"cat\":\"profiler\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", pid,
+			gt->tid, at, off);
 	}
 	free(l.incl);
 	free(l.on_path);
@@ -301,10 +304,23 @@ int out_chrome(FILE *f, struct prof *p, const struct out_opts *o)
 		sp_model_release(&m);
 	} else {
 		double min_pct = o->cutoff_given ? o->cutoff : 0.01;
+		/* each root's corrected time over its raw, every thread's calls with no known caller */
+		double *ratio = xcalloc(p->nsyms + 1, sizeof(double));
+		for (uint32_t t = 0; t < g->nthreads; t++)
+			for (uint64_t j = 0; j < g->threads[t].narcs; j++) {
+				const struct gmon_arc *a = &g->threads[t].arcs[j];
+				uint32_t ce = prof_at(p, a->callee);
+				if (ce != PROF_NONE &&
+				    (a->caller <= GMON_CALLER_MANY || prof_at(p, a->caller) == PROF_NONE))
+					ratio[ce] += (double)a->incl;
+			}
+		for (size_t i = 0; i < p->nsyms; i++)
+			ratio[i] = ratio[i] > 0 ? p->items[i].m_spont_incl / ratio[i] : 1;
 		for (uint32_t t = 0; t < g->nthreads; t++) {
 			thread_meta(f, &first, g, pid, g->threads[t].tid);
-			timed_thread(f, p, &g->threads[t], pid, min_pct);
+			timed_thread(f, p, &g->threads[t], pid, min_pct, ratio);
 		}
+		free(ratio);
 	}
 	fputs("\n]}\n", f);
 	return 0;

@@ -81,8 +81,11 @@ int out_dot(FILE *out, struct prof *p, const struct out_opts *o)
 		dot_str(out, f->name);
 		if (f->cyc)
 			fprintf(out, " <cycle %d>", f->cyc);
-		fprintf(out, "\\n%.2f%%\\n(%.2f%%)\\n%" PRIu64 "×", 100 * total / all, 100 * self / all,
-			calls);
+		fprintf(out, "\\n%.2f%%\\n(%.2f%%)", 100 * total / all, 100 * self / all);
+		if (f->lib) /* code without hooks: its calls not counted */
+			fputs("\\n-", out);
+		else
+			fprintf(out, "\\n%" PRIu64 "×", calls);
 		if (f->self_calls)
 			fprintf(out, " (%" PRIu64 " recursive)", f->self_calls);
 		fputs("\", tooltip=\"", out);
@@ -93,8 +96,9 @@ int out_dot(FILE *out, struct prof *p, const struct out_opts *o)
 		const struct prof_arc *a = &p->arcs[ai];
 		double w;
 
+		int lib = a->child < p->nsyms && p->items[a->child].lib; /* no count, but time */
 		if (a->parent >= p->nsyms || a->child >= p->nsyms || !shown[a->parent] || !shown[a->child] ||
-		    !a->count)
+		    (!a->count && !lib))
 			continue;
 		w = (timed ? a->time + a->child_time : (double)a->count) / all;
 		if (100 * w < edge_min)
@@ -104,10 +108,13 @@ int out_dot(FILE *out, struct prof *p, const struct out_opts *o)
 		dot_colour(col, w);
 		fprintf(out,
 			"\t\"f%" PRIu32 "\" -> \"f%" PRIu32 "\" [arrowsize=\"%.2f\", color=\"%s\", "
-			"fontcolor=\"%s\", fontsize=\"%.2f\", label=\"%.2f%%\\n%" PRIu64 "×\", "
-			"penwidth=\"%.2f\"];\n",
-			a->parent, a->child, 0.35 + 0.65 * w, col, col, 9 + 9 * w, 100 * w, a->count,
-			0.5 + 3.5 * w);
+			"fontcolor=\"%s\", fontsize=\"%.2f\", label=\"%.2f%%\\n",
+			a->parent, a->child, 0.35 + 0.65 * w, col, col, 9 + 9 * w, 100 * w);
+		if (lib)
+			fputc('-', out);
+		else
+			fprintf(out, "%" PRIu64 "×", a->count);
+		fprintf(out, "\", penwidth=\"%.2f\"];\n", 0.5 + 3.5 * w);
 	}
 	fputs("}\n", out);
 	free(shown);

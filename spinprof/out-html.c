@@ -374,7 +374,23 @@ int out_html(FILE *f, struct prof *p, const struct out_opts *o)
 	      "</style>\n</head>\n<body>\n<h1>",
 	      f);
 	esc_put(f, o->what, ESC_XML);
-	fputs("</h1>\n<nav><a href=\"#flame\">Flame graph</a><a href=\"#flat\">Flat profile</a>"
+	fputs("</h1>\n", f);
+	if (p->kind == PROF_SPY) { /* the header's statement of the profiler's share */
+		char *line = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&line, &len);
+		if (mf) {
+			print_profiler(mf, p);
+			fclose(mf);
+			if (len && line[len - 1] == '\n')
+				line[--len] = 0;
+			fputs("<p id=\"profiler\">", f);
+			esc_put(f, line, ESC_XML);
+			fputs("</p>\n", f);
+		}
+		free(line);
+	}
+	fputs("<nav><a href=\"#flame\">Flame graph</a><a href=\"#flat\">Flat profile</a>"
 	      "<a href=\"#graph\">Call graph</a><a href=\"#tree\">Spy tree</a><a href=\"#paths\">Call paths</a></nav>\n"
 	      "<h2 id=\"flame\">Flame graph</h2>\n",
 	      f);

@@ -72,6 +72,15 @@ static void js_header(FILE *out, const struct prof *p, const struct out_opts *o,
 	js_key_u(out, "tsc_hz", h->tsc_hz);
 	js_key_num(out, "hook_out_cycles", p->hook_out);
 	js_key_num(out, "hook_in_cycles", p->hook_in);
+	struct prof_cost pc;
+	prof_cost(p, &pc);
+	if (pc.share >= 0) {
+		js_key_num(out, "profiler_share", pc.share);
+		fprintf(out, ", \"profiler_share_from\": \"%s\"",
+			pc.from_samples ? "samples" : "calibration");
+	} else {
+		fputs(", \"profiler_share\": null, \"profiler_share_from\": null", out);
+	}
 	js_key_u(out, "dropped_arcs", h->dropped_arcs);
 	js_key_u(out, "dropped_funcs", h->dropped_funcs);
 	js_key_u(out, "dropped_frames", h->dropped_frames);
@@ -160,6 +169,8 @@ static void js_functions(FILE *out, const struct prof *p, double hz)
 		js_key_u(out, "spontaneous", f->spont);
 		if (f->has_count)
 			js_key_u(out, "count", f->count);
+		if (f->lib)
+			fputs(", \"instrumented\": false", out);
 		js_key_num(out, "self", f->time);
 		js_key_num(out, "total", f->time + f->child_time);
 		js_key_num(out, "self_seconds", hz > 0 ? f->time / hz : 0);

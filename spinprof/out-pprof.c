@@ -154,6 +154,12 @@ static void from_stacks(struct pp *x)
 				const struct sp_proc *pr = &m->procs[fr[d].proc];
 				const char *file;
 				unsigned line = pr->line;
+				if (pr->kind == SP_PROFILER) {
+					/* at its PC, in the runtime's mapping: a location of no mapping is
+					 * one pprof cannot name (<unknown>) */
+					add_loc(x, st->pc, fr[d].proc, 0);
+					continue;
+				}
 				if (fr[d].addr && sp_src(m, fr[d].addr, &file, &line) < 0)
 					line = 0;
 				add_loc(x, fr[d].addr, fr[d].proc, line);
@@ -170,7 +176,11 @@ static void from_stacks(struct pp *x)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const struct sp_proc *pr = &m->procs[i];
 		GROW(x->funcs, x->nfuncs, x->funcs_alloc);
-		x->funcs[x->nfuncs++] = (struct pp_func){ pr->name, NULL, pr->file, pr->line, pr->module };
+		/* a system name apart from <profiler>: pprof takes a name equal to its system name for a
+		 * C++ one to tidy, and "<...>" for template arguments to drop (it showed <unknown>) */
+		x->funcs[x->nfuncs++] =
+			(struct pp_func){ pr->name, pr->kind == SP_PROFILER ? "spy_profiler" : NULL, pr->file,
+					  pr->line, pr->module };
 	}
 }
 
@@ -237,6 +247,19 @@ static void from_arcs(struct pp *x)
 			(struct pp_func){ f->name, f->key, f->file, f->line,
 					  p->kind == PROF_SPY ? gmon_module_at(&p->spy, f->addr) : -1 };
 	}
+	/* mode time: the hooks' calibrated cost, taken off every function's time, as <profiler>'s own:
+	 * its share is the header's (prof_cost) */
+	struct prof_cost c;
+	prof_cost(p, &c);
+	if (p->measured && !c.from_samples && c.part > 0) {
+		GROW(x->funcs, x->nfuncs, x->funcs_alloc);
+		x->funcs[x->nfuncs++] = (struct pp_func){ "<profiler>", "spy_profiler", NULL, 0, -1 };
+		size_t loc0 = x->nlocs;
+		add_loc(x, 0, (uint32_t)(x->nfuncs - 1), 0);
+		struct pp_sample *s = add_sample(x, loc0);
+		s->v[1] = (int64_t)(c.part + 0.5);
+		s->v[2] = (int64_t)(c.part * ns + 0.5);
+	}
 }
 
 /* The locations of the functions without an address: their entry (the module's, or the model's). */
@@ -246,7 +269,7 @@ static uint64_t func_addr(const struct pp *x, uint32_t func)
 		uint64_t k = x->m.procs[func].key;
 		return x->m.procs[func].kind == SP_FUNC ? k : 0;
 	}
-	return x->p->items[func].addr;
+	return func < x->p->nsyms ? x->p->items[func].addr : 0; /* <profiler>: none */
 }
 
 static char *hex(const uint8_t *b, uint32_t n)

@@ -34,6 +34,14 @@ static const char flat_blurb[] =
 	"sampled stack charged, the profiler's own ticks left out. For gcc -pg profiles\n"
 	"they come from PC samples, one per tick.\n";
 
+static const char flat_lib_blurb[] =
+	"\n"
+	"A name followed by [MODULE] is code without hooks (a library's function, or the\n"
+	"program's own built without the plugin) that the CPU samples caught running:\n"
+	"its self time is carved from the self time of the instrumented functions that\n"
+	"called it (in mode time their measured self time, in the proportion of their\n"
+	"own samples that fell in it), and its calls are not counted (blank).\n";
+
 static const char graph_blurb[] =
 	"\n"
 	"Reading the call graph:\n"
@@ -84,6 +92,13 @@ static const char graph_off_blurb[] =
 	"Times are CPU time. The off cpu column is the time off the CPU (blocked or\n"
 	"preempted): on the function's line, of its calls and everything they called; on\n"
 	"a caller's or child's line, of the calls through that arc.\n";
+
+static const char graph_lib_blurb[] =
+	"\n"
+	"An entry NAME [MODULE] is code without hooks that the CPU samples caught running,\n"
+	"under the instrumented functions that called it: its time is theirs that the\n"
+	"samples put there (taken off their self time); the hooks saw no call of it, so\n"
+	"its called column is blank and its arcs' counts are '-'.\n";
 
 static const struct {
 	char prefix;
@@ -252,6 +267,15 @@ static void flat_ctr_head(FILE *f, const struct prof *p, int line)
 		fprintf(f, "%6s  ", line == 0 ? "" : "CPI");
 }
 
+/* Whether p has rows of code without hooks (librows.c). */
+static int has_lib(const struct prof *p)
+{
+	for (size_t i = 0; i < p->nsyms; i++)
+		if (p->items[i].lib)
+			return 1;
+	return 0;
+}
+
 static void flat_line(struct obuf *o, const struct prof *p, const struct prof_func *s, double scale,
 		      double total, double *accum, unsigned flags)
 {
@@ -414,6 +438,8 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 			fputs(flat_off_blurb, f);
 		if (p->nctr)
 			fputs(flat_ctr_blurb, f);
+		if (has_lib(p))
+			fputs(flat_lib_blurb, f);
 	}
 }
 
@@ -554,9 +580,10 @@ static int cmp_member(const void *a, const void *b, void *keys)
 	return (l->addr > r->addr) - (l->addr < r->addr);
 }
 
-/* An arc's line: within a cycle or to itself just the count, else self, children, count/calls. */
+/* An arc's line: within a cycle or to itself just the count, else self, children, count/calls; an
+ * arc into code without hooks (nocount: its calls were not counted) "-" for the count. */
 static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent *e, uint64_t denom,
-		     double hz, const double *off, int cw)
+		     double hz, const double *off, int cw, int nocount)
 {
 	ob_room(o);
 	char *q = o->q;
@@ -570,10 +597,16 @@ static void arc_line(struct obuf *o, const struct prof_arc *a, const struct gent
 		*q++ = ' ';
 		q = fmt_f(q, a->child_time / hz, cw, 2);
 		*q++ = ' ';
-		q = fmt_u(q, a->count, 7);
-		*q++ = '/';
-		q = fmt_u_left(q, denom, 7);
-		q = fmt_spaces(q, 5);
+		if (nocount) {
+			q = fmt_spaces(q, 6);
+			*q++ = '-';
+			q = fmt_spaces(q, 13);
+		} else {
+			q = fmt_u(q, a->count, 7);
+			*q++ = '/';
+			q = fmt_u_left(q, denom, 7);
+			q = fmt_spaces(q, 5);
+		}
 	}
 	if (off) { /* the calls' time off the CPU: in a column of its own, where the name was */
 		q -= 4;
@@ -679,7 +712,7 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 			sorted_arcs(p, g, p->parent_arcs + s->parent0, s->nparent, 1, ebuf, bufsz);
 		uint64_t denom = p->items[s->head].ncalls;
 		for (uint32_t k = 0; k < s->nparent; k++) {
-			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off, g->cw);
+			arc_line(o, &p->arcs[e[k].arc], &e[k], denom, hz, p->arc_off, g->cw, s->lib);
 			put_label(o, g, e[k].other);
 		}
 	}
@@ -712,7 +745,8 @@ static void graph_entry(struct obuf *o, const struct prof *p, const struct glab 
 	put_label(o, g, self);
 	const struct gent *e = sorted_arcs(p, g, p->child_arcs + s->child0, s->nchild, 0, ebuf, bufsz);
 	for (uint32_t k = 0; k < s->nchild; k++) {
-		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off, g->cw);
+		arc_line(o, &p->arcs[e[k].arc], &e[k], g->fn[e[k].other].denom, hz, p->arc_off, g->cw,
+			 p->items[e[k].other].lib);
 		put_label(o, g, e[k].other);
 	}
 }
@@ -938,6 +972,8 @@ void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *firs
 		fputs(graph_blurb, f);
 		if (p->offcpu)
 			fputs(graph_off_blurb, f);
+		if (has_lib(p))
+			fputs(graph_lib_blurb, f);
 	}
 }
 

@@ -87,6 +87,26 @@ static uint64_t counter(const struct prof *p, const char *name)
 	return 0;
 }
 
+/* Units built with several plugin modes (COUNTERS' plugin_modes): the runtime recorded in the
+ * lowest, which every unit has, or, when it could not (a mode=count unit of a module registered after
+ * recording began), its error line says what it could not. */
+static void print_modes(FILE *f, const struct prof *p)
+{
+	uint32_t modes = (uint32_t)counter(p, "plugin_modes") & 7, n = 0, lowest;
+
+	if (!modes || (modes & (modes - 1)) == 0)
+		return;
+	lowest = (uint32_t)__builtin_ctz(modes);
+	fputs(" (units built with ", f);
+	for (uint32_t m = 0; m <= SPY_MODE_TIME; m++)
+		if (modes & 1u << m)
+			fprintf(f, "%smode=%s", n++ ? " and " : "", gmon_mode_name(m));
+	if (p->spy.hdr.mode <= lowest)
+		fputs(": recorded in the mode they all have)", f);
+	else
+		fprintf(f, ": those of mode=%s have no times of their own)", gmon_mode_name(lowest));
+}
+
 static const char *func_at(const struct prof *p, uint64_t pc)
 {
 	uint32_t i = pc ? prof_lookup(p, pc) : PROF_NONE;
@@ -141,6 +161,29 @@ static void print_signal(FILE *f, const struct prof *p)
 	      f);
 }
 
+void print_profiler(FILE *f, const struct prof *p)
+{
+	struct prof_cost c;
+	prof_cost(p, &c);
+	if (c.share < 0)
+		fprintf(f, "profiler: its share not measured (no CPU samples%s)\n",
+			p->spy.hdr.mode == SPY_MODE_TIME ? "" : ", and no times in this mode");
+	else if (c.from_samples)
+		fprintf(f,
+			"profiler: %.1f%% of the CPU time (%.0f of the %.0f ticks on the CPU were in it), "
+			"in no function's time%s\n",
+			100.0 * c.share, c.part, c.all,
+			p->spy.hdr.mode == SPY_MODE_ARCS ?
+				" (mode arcs counts most calls inline, in the callers' own ticks)" :
+				"");
+	else
+		fprintf(f,
+			"profiler: %.1f%% of the %s time (its hooks' calibrated cost, %.6f of %.6f seconds), "
+			"taken off every function's time\n",
+			100.0 * c.share, p->offcpu ? "measured CPU" : "measured", c.part / p->hz,
+			c.all / p->hz);
+}
+
 void print_duration(FILE *f, const struct prof *p)
 {
 	if (p->duration_bad)
@@ -176,6 +219,7 @@ void print_header(FILE *f, const struct prof *p)
 	if (h->tsc_hz)
 		fprintf(f, " (time stamps at %llu Hz%s%s)", (unsigned long long)h->tsc_hz,
 			h->flags & GMON_HDR_TSC_INVARIANT ? ", invariant" : "", tsc_source(h));
+	print_modes(f, p);
 	fputc('\n', f);
 	uint32_t nfolded = 0;
 	for (uint32_t i = 0; i < p->spy.nthreads; i++)
@@ -197,23 +241,7 @@ void print_header(FILE *f, const struct prof *p)
 	if (h->mode == SPY_MODE_COUNT) {
 		fputs("hook overhead: none, mode count has no hooks (add-one counters only)\n", f);
 	} else {
-		/* the hooks of several threads add up past the run's real time: their share is of the
-		 * process's CPU time when the file has it, else of the threads' summed lifetimes */
-		double base = p->duration_s;
-		char of[96] = "the run";
-		if (p->spy.nthreads > 1 && p->spy.sampling && p->spy.sampling->cpu_ns) {
-			base = (double)p->spy.sampling->cpu_ns / 1e9;
-			snprintf(of, sizeof(of), "the run's %.6f CPU seconds", base);
-		} else if (p->spy.nthreads > 1) {
-			base = 0;
-			for (uint32_t i = 0; i < p->spy.nthreads; i++) {
-				const struct gmon_thread *t = &p->spy.threads[i];
-				if (t->end_ns > t->start_ns)
-					base += (double)(t->end_ns - t->start_ns) / 1e9;
-			}
-			snprintf(of, sizeof(of), "the %u threads' %.6f seconds together", p->spy.nthreads,
-				 base);
-		}
+		/* the calibration and what it comes to; the profiler's share is the next line's alone */
 		uint64_t tails = 0;
 		for (size_t i = 0; i < p->nsyms; i++)
 			tails += p->items[i].tail_calls;
@@ -221,11 +249,12 @@ void print_header(FILE *f, const struct prof *p)
 			h->tsc_hz ? (double)tails * (p->hook_tail_in + p->hook_tail_out) / (double)h->tsc_hz :
 				    0;
 		total += tail_total;
-		fprintf(f,
-			"hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls, %.6f seconds total, "
-			"%.2f%% of %s\n",
-			per, p->hook_out, p->hook_in, (unsigned long long)calls, total,
-			base > 0 ? 100.0 * total / base : 0.0, of);
+		fprintf(f, "hook overhead: %.1f cycles per call (%.1f caller + %.1f callee), %llu calls", per,
+			p->hook_out, p->hook_in, (unsigned long long)calls);
+		if (h->tsc_hz)
+			fprintf(f, ", %.6f seconds in all\n", total);
+		else
+			fprintf(f, " (no time stamps in mode %s: not in seconds)\n", gmon_mode_name(h->mode));
 		if (tails)
 			fprintf(f,
 				"tail calls: %llu, each %+.1f cycles to the tail caller and %+.1f to its caller "
@@ -237,6 +266,7 @@ void print_header(FILE *f, const struct prof *p)
 				"all (the calibration is more than their hooks cost them): shown as 0\n",
 				p->nclamped, p->clamped_cycles / (double)h->tsc_hz);
 	}
+	print_profiler(f, p);
 	fprintf(f,
 		"dropped: arcs %llu, function times %llu, frames %llu; abandoned %llu, unmatched %llu, "
 		"slots lost %llu, unregistered %llu\n",
@@ -245,16 +275,14 @@ void print_header(FILE *f, const struct prof *p)
 		(unsigned long long)h->unmatched, (unsigned long long)h->slots_lost,
 		(unsigned long long)h->unregistered);
 	char why[160];
-	if (!p->sampled && no_ticks(p, why, sizeof(why))) {
+	if (!p->sampled && no_ticks(p, why, sizeof(why)))
 		fprintf(f, "samples: none%s\n", why);
-	} else if (p->sampled) {
-		double all = p->total_time + p->outside_ticks + p->profiler_ticks;
+	else if (p->sampled)
 		fprintf(f,
-			"times: from %s samples, %.0f ticks in instrumented functions, %.0f in other code, "
-			"%.0f in the profiler (%.1f%% of all, left out)\n",
+			"times: from %s samples, %.0f ticks in instrumented functions and the code they "
+			"called, %.0f in other code (left out), %.0f in the profiler (left out)\n",
 			gmon_watch_name(p->spy.sampling->watch), p->total_time, p->outside_ticks,
-			p->profiler_ticks, all > 0 ? 100.0 * p->profiler_ticks / all : 0.0);
-	}
+			p->profiler_ticks);
 	if (h->flags & GMON_HDR_NO_HWCOUNT)
 		fputs("hardware counters: none on this machine for SPYRT_WATCH; sampled by cpu time instead\n",
 		      f);

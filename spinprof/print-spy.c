@@ -75,6 +75,7 @@ static void header(const struct out *u)
 			"unit: one cycle (time stamps at %.0f Hz), hooks' cost taken off; total %.0f cycles\n",
 			p->hz, m->grand);
 		print_duration(f, p);
+		print_profiler(f, p);
 	} else {
 		const char *wn = gmon_watch_name(s->watch);
 		fprintf(f, "watching: %s", wn);
@@ -128,15 +129,15 @@ static void header(const struct out *u)
 				(unsigned long long)s->alloc_bytes);
 		else
 			fputs("allocations not watched\n", f);
+		/* the profiler's share once, as the header states it; then what sampling cost of it */
+		print_profiler(f, p);
 		double hs = g->hdr.tsc_hz ? (double)s->handler_cycles / (double)g->hdr.tsc_hz : 0;
-		fprintf(f, "profiler: %llu cycles recording samples (%.0f a sample",
+		fprintf(f, "sampling: %llu cycles recording samples (%.0f a sample",
 			(unsigned long long)s->handler_cycles,
 			s->taken ? (double)s->handler_cycles / (double)s->taken : 0.0);
 		if (g->hdr.tsc_hz)
-			fprintf(f, ", %.6f seconds, %.2f%% of the CPU time", hs,
-				s->cpu_ns ? 100.0 * hs / ((double)s->cpu_ns / 1e9) : 0.0);
-		fprintf(f, "); %.0f %s in the profiler (%.1f%% of all)\n", m->in_runtime, m->unit,
-			m->all > 0 ? 100.0 * m->in_runtime / m->all : 0.0);
+			fprintf(f, ", %.6f seconds", hs);
+		fprintf(f, "); %.0f %s in the profiler, left out below\n", m->in_runtime, m->unit);
 		fprintf(f, "program: %.0f %s, the 100%% of the percentages below (the profiler's left out)\n",
 			m->grand, m->unit);
 		fprintf(f, "stacks: %llu distinct, %llu cut short", (unsigned long long)m->nstacks,

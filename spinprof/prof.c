@@ -244,6 +244,19 @@ void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 	}
 }
 
+uint32_t prof_at(const struct prof *p, uint64_t a)
+{
+	size_t lo = 0, hi = p->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->items[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nsyms && p->items[lo].addr == a ? (uint32_t)lo : PROF_NONE;
+}
+
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)
 {
 	size_t lo = 0, hi = p->nsyms;
@@ -350,4 +363,47 @@ double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c)
 	if (ki < 0 || kc < 0 || !c || c->self[ki] <= 0)
 		return -1;
 	return c->self[kc] / c->self[ki];
+}
+
+void prof_cost(const struct prof *p, struct prof_cost *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->share = -1;
+	if (p->kind != PROF_SPY)
+		return;
+	const struct gmon_profile *g = &p->spy;
+	const struct gmon_sampling *sp = g->sampling;
+	if (sp && (sp->watch == GMON_WATCH_CPU || sp->watch == GMON_WATCH_WALL) && sp->hz) {
+		/* the ticks on the CPU: a waiting sample (wall) is time off it */
+		double period_ns = 1e9 / (double)sp->hz;
+		for (uint32_t t = 0; t < g->nsamples; t++)
+			for (uint64_t k = 0; k < g->samples[t].nstacks; k++) {
+				const struct gmon_stack *st = &g->samples[t].stacks[k];
+				if (st->flags & GMON_STACK_WAITING)
+					continue;
+				double v = (double)st->weight / period_ns;
+				c->all += v;
+				if (st->flags & GMON_STACK_RUNTIME)
+					c->part += v;
+			}
+		if (c->all > 0) {
+			c->from_samples = 1;
+			c->share = c->part / c->all;
+			return;
+		}
+		c->part = c->all = 0;
+	}
+	if (!p->measured)
+		return;
+	/* all the cycles measured (every function's raw self) and what the correction left them */
+	double raw = 0, prog = 0;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		raw += p->items[i].m_self_raw;
+		prog += p->items[i].m_self;
+	}
+	if (raw > 0) {
+		c->part = raw > prog ? raw - prog : 0;
+		c->all = raw;
+		c->share = c->part / c->all;
+	}
 }

@@ -26,6 +26,8 @@ struct prof_func {
 	unsigned is_static : 1, is_func : 1, has_count : 1, print_flag : 1;
 	unsigned spec : 16;  /* the symspec tables (symspec.h) that name it, 1 << table each */
 	unsigned mapped : 1; /* GNU mode with -R: it stands for an object file of the map */
+	unsigned lib : 1;    /* spy: code without hooks (librows.c), "NAME [MODULE]": its time the
+			      * samples carved from its instrumented callers'; its calls not counted */
 	double prop_fract;   /* gprof's cg.prop.fract: the share of its time its callers see */
 	uint64_t count;      /* add-one counter (spy) */
 	uint64_t arcs_in;    /* sum of incoming arc counts, self and spontaneous included (spy) */
@@ -168,6 +170,17 @@ struct prof {
 	char *caller_bad_example;
 };
 
+/* The profiler's own share of the CPU time, the one figure every output states (issue 23): from the
+ * CPU samples when the profile has them (the ticks whose PC was in the profiler, of all the ticks on
+ * the CPU), else in mode time from the hooks' calibrated cost (the cycles the correction took off
+ * the functions' self times, of all the cycles measured); unknown (share < 0) when neither. */
+struct prof_cost {
+	double share;     /* 0..1, or -1 when unknown */
+	double part, all; /* ticks (samples) or cycles (calibration) */
+	int from_samples; /* 1: samples, 0: calibration */
+};
+void prof_cost(const struct prof *p, struct prof_cost *c);
+
 /* Zero a prof. */
 void prof_init(struct prof *p);
 /* Free what p owns. */
@@ -225,6 +238,8 @@ static inline int64_t prof_i64(double v)
 					     (int64_t)v;
 }
 
+/* The function that starts at a, or PROF_NONE. */
+uint32_t prof_at(const struct prof *p, uint64_t a);
 /* The function whose [addr, end) holds pc, or PROF_NONE. */
 uint32_t prof_lookup(const struct prof *p, uint64_t pc);
 
@@ -272,6 +287,8 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po);
 
 /* print-header.c: the spy run header and the Multics self-check. */
 void print_header(FILE *f, const struct prof *p);
+/* The header's one statement of the profiler's share (prof_cost), the Spy report's too. */
+void print_profiler(FILE *f, const struct prof *p);
 /* Its "duration:" line (the Spy report's too). */
 void print_duration(FILE *f, const struct prof *p);
 /* A spy profile whose cpu or wall ticks never came: ": N ticks were expected and none arrived

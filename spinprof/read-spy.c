@@ -4,10 +4,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "esc.h"
+#include "librows.h"
+#include "pcname.h"
 #include "read.h"
 #include "spy-abi.h"
 #include "symtab.h"
@@ -457,33 +458,11 @@ static uint32_t find_exact(const struct addr_hash *h, uint64_t addr)
 	return h->vals[s] ? h->vals[s] - 1 : PROF_NONE;
 }
 
-struct spy_bins {
-	struct symtab *items; /* one per module, loaded lazily */
-	int *state;           /* 0 not tried, 1 usable, -1 missing or different */
-	int warned;
-};
-
-/* The binary of module m, if it is there and is the one that ran. */
-static struct symtab *spy_binary(struct spy_bins *b, const struct gmon_profile *g,
-				 const struct gmon_module *m)
+/* The binary of module m of g, if it is there and is the one that ran (the first missing one said,
+ * pcname.c). */
+static struct symtab *spy_binary(struct pcname *b, const struct gmon_profile *g, const struct gmon_module *m)
 {
-	uint32_t i = (uint32_t)(m - g->modules);
-	if (b->state[i] == 0) {
-		b->state[i] = -1;
-		if (symtab_load_module(&b->items[i], m) == 0)
-			b->state[i] = 1;
-		else if ((m->flags & (GMON_MOD_INSTRUMENTED | GMON_MOD_MAIN)) && !b->warned) {
-			/* a path the profile names may be anything now: a FIFO or a device is not read */
-			struct stat st;
-			esc_msg("spinprof: warning: %s: %s; using the names recorded in the profile\n",
-				m->path,
-				stat(m->path, &st) || access(m->path, R_OK) ? "binary missing" :
-				!S_ISREG(st.st_mode)                        ? "not a regular file" :
-						       "build-id differs from the run's");
-			b->warned = 1;
-		}
-	}
-	return b->state[i] == 1 ? &b->items[i] : NULL;
+	return pcname_symtab(b, (int)(m - g->modules));
 }
 
 static void ah_prefetch(const struct addr_hash *h, uint64_t addr)
@@ -493,23 +472,15 @@ static void ah_prefetch(const struct addr_hash *h, uint64_t addr)
 	__builtin_prefetch(&h->keys[s]);
 }
 
-/* The symbol of t holding the file address fa, or NULL. */
+/* The function of t whose code holds the file address fa (a .cold part's owner), or NULL. */
 static const struct symtab_sym *sym_at(const struct symtab *t, uint64_t fa)
 {
-	size_t lo = 0, hi = t->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->items[mid].addr <= fa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && fa < t->items[lo - 1].end ? &t->items[lo - 1] : NULL;
+	return symtab_owner(t, symtab_at(t, fa));
 }
 
 /* The index of the function at addr, or PROF_NONE: for no caller, and for a function added
  * here (its index is known once all are in). */
-static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash *h, uint64_t addr,
+static uint32_t add_unknown(struct prof *p, struct pcname *b, struct addr_hash *h, uint64_t addr,
 			    int demangle)
 {
 	if (addr <= GMON_CALLER_MANY)
@@ -544,7 +515,7 @@ static uint32_t add_unknown(struct prof *p, struct spy_bins *b, struct addr_hash
  * comes from the shadow stack; a split .cold part) or the binary is gone, the arc is not checked.
  * ends: caller and callee index per raw arc, as in read_spy.
  */
-static void check_callers(struct prof *p, struct spy_bins *b, const struct addr_hash *h, const uint32_t *ends)
+static void check_callers(struct prof *p, struct pcname *b, const struct addr_hash *h, const uint32_t *ends)
 {
 	const struct gmon_profile *g = &p->spy;
 	size_t r = 0;
@@ -655,7 +626,7 @@ static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t n
 
 /* The function holding pc: the binary's symbol there, when it is one of p's functions; without
  * the binary, the function below pc in pc's module. PROF_NONE for code of no instrumented one. */
-static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_hash *h, uint64_t pc)
+static uint32_t pc_func(struct prof *p, struct pcname *b, const struct addr_hash *h, uint64_t pc)
 {
 	const struct gmon_profile *g = &p->spy;
 	int mi = gmon_module_at(g, pc);
@@ -663,12 +634,15 @@ static uint32_t pc_func(struct prof *p, struct spy_bins *b, const struct addr_ha
 		return PROF_NONE;
 	const struct gmon_module *m = &g->modules[mi];
 	struct symtab *t = spy_binary(b, g, m);
+	uint32_t k;
 	if (t) {
 		const struct symtab_sym *s = sym_at(t, pc - m->base);
-		return s ? find_exact(h, s->addr + m->base) : PROF_NONE;
+		k = s ? find_exact(h, s->addr + m->base) : PROF_NONE;
+	} else {
+		k = prof_lookup(p, pc);
+		k = k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
 	}
-	uint32_t k = prof_lookup(p, pc);
-	return k != PROF_NONE && gmon_module_at(g, p->items[k].addr) == mi ? k : PROF_NONE;
+	return k != PROF_NONE && !p->items[k].lib ? k : PROF_NONE; /* a row of code without hooks is none */
 }
 
 /* by time, then thread, then the order within the thread's trace */
@@ -684,7 +658,7 @@ static int tev_cmp(const void *a, const void *b)
 
 /* Every TRACE record's events in one array in time order across threads (p->tev), their functions
  * as indices. */
-static void trace_events(struct prof *p, struct spy_bins *b, const struct addr_hash *h)
+static void trace_events(struct prof *p, struct pcname *b, const struct addr_hash *h)
 {
 	const struct gmon_profile *g = &p->spy;
 	size_t n = 0;
@@ -754,16 +728,18 @@ static void stopwatches(struct prof *p, const struct addr_hash *h)
  * holding its PC when it has no frames: mode count keeps no stacks), and the stacks are kept as
  * functions for graph.c to weigh the arcs. Ticks in the profiler, and in no instrumented
  * function, are counted apart and left out. */
-static void sampled_stacks(struct prof *p, struct spy_bins *b, const struct addr_hash *h)
+static void sampled_stacks(struct prof *p, struct pcname *b, const struct addr_hash *h,
+			   const struct librows *lr)
 {
 	const struct gmon_profile *g = &p->spy;
 	const struct gmon_sampling *sp = g->sampling;
 	if (!sp || (sp->watch != GMON_WATCH_CPU && sp->watch != GMON_WATCH_WALL) || !sp->hz)
 		return;
 	double period_ns = 1e9 / (double)sp->hz;
+	size_t ord = 0; /* the stack's place in the profile, librows' index */
 	for (uint32_t t = 0; t < g->nsamples; t++) {
 		const struct gmon_samples *ss = &g->samples[t];
-		for (uint64_t k = 0; k < ss->nstacks; k++) {
+		for (uint64_t k = 0; k < ss->nstacks; k++, ord++) {
 			const struct gmon_stack *st = &ss->stacks[k];
 			double v = (double)st->weight / period_ns;
 			if (v <= 0)
@@ -775,16 +751,24 @@ static void sampled_stacks(struct prof *p, struct spy_bins *b, const struct addr
 			}
 			GROW(p->stacks, p->nstacks, p->stacks_alloc);
 			struct prof_stack *ps = &p->stacks[p->nstacks++];
+			/* a PC in code without hooks: its row (librows.c), innermost, called from the
+			 * instrumented frame below it */
+			uint32_t row = librows_row(p, lr, ord);
 			ps->w = v;
-			ps->depth = st->depth;
+			ps->depth = st->depth + (row != PROF_NONE && st->depth);
 			ps->frame0 = p->nframes;
+			if (row != PROF_NONE && st->depth) {
+				GROW(p->frames, p->nframes, p->frames_alloc);
+				p->frames[p->nframes++] = row;
+			}
 			for (uint32_t d = 0; d < st->depth; d++) {
 				GROW(p->frames, p->nframes, p->frames_alloc);
 				p->frames[p->nframes++] = find_exact(h, st->frames[d].func);
 			}
-			ps->self = st->depth ? p->frames[ps->frame0] :
-				   st->pc    ? pc_func(p, b, h, st->pc) :
-					       PROF_NONE;
+			ps->self = row != PROF_NONE ? row :
+				   st->depth        ? p->frames[ps->frame0] :
+				   st->pc           ? pc_func(p, b, h, st->pc) :
+						      PROF_NONE;
 			if (ps->self == PROF_NONE)
 				p->outside_ticks += v;
 			else
@@ -808,8 +792,8 @@ static void ctr_add(struct prof_ctr *c, const struct gmon_arcctr *a, const int *
 static void build_model(struct prof *p, const struct read_opts *o)
 {
 	struct gmon_profile *g = &p->spy;
-	struct spy_bins b = { xcalloc(g->nmodules + 1, sizeof(struct symtab)),
-			      xcalloc(g->nmodules + 1, sizeof(int)), 0 };
+	struct pcname b;
+	pcname_init(&b, g, 1);
 	for (uint32_t i = 0; i < g->nmodules; i++)
 		if (g->modules[i].flags & GMON_MOD_INSTRUMENTED)
 			spy_binary(&b, g, &g->modules[i]);
@@ -865,6 +849,9 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		}
 	for (size_t i = 0; i < p->nr; i++)
 		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	/* code without hooks that the samples caught: rows of its own, before the indices are used */
+	struct librows lr;
+	librows_find(p, &b, &lr, o->demangle);
 	struct addr_hash h = { 0 };
 	ah_build(&h, p, 0);
 	/* the functions' times serve the stopwatch only, unless they are to be summed into a file (-s):
@@ -998,6 +985,10 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	check_callers(p, &b, &h, ends);
 	free(ends);
 	hook_correction(p);
+	if (p->measured)
+		librows_carve(p, &lr);
+	else if (g->hdr.mode != SPY_MODE_COUNT)
+		librows_arcs(p, &lr);
 	if (g->hdr.mode == SPY_MODE_COUNT) {
 		/* the add-one counters are the calls; who made them is not recorded */
 		p->no_arcs = 1;
@@ -1005,14 +996,12 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			p->items[i].ncalls = p->items[i].count;
 	}
 	if (!p->measured)
-		sampled_stacks(p, &b, &h);
+		sampled_stacks(p, &b, &h, &lr);
+	librows_release(&lr);
 	trace_events(p, &b, &h);
 	free(h.keys);
 	free(h.vals);
-	for (uint32_t i = 0; i < g->nmodules; i++)
-		symtab_release(&b.items[i]);
-	free(b.items);
-	free(b.state);
+	pcname_release(&b);
 }
 
 /* gprof's -i for a spy profile: what it holds, in gprof's words where they fit. */

@@ -85,23 +85,13 @@ static int module_of(const struct sp_model *m, uint64_t a)
 /* The binary of module i, when it is there and is the one that ran (read-spy.c has warned). */
 static struct symtab *binary(struct sp_model *m, int i)
 {
-	const struct gmon_module *md = &m->p->spy.modules[i];
-	struct sp_bin *b = &m->bins[i];
-	if (b->state == 0)
-		b->state = symtab_load_module(&b->t, md) == 0 ? 1 : -1;
-	return b->state == 1 ? &b->t : NULL;
+	return pcname_symtab(&m->names, i);
 }
 
 /* libdwfl's view of module i's binary, under the same conditions. */
 static struct modsym *names(struct sp_model *m, int i)
 {
-	const struct gmon_module *md = &m->p->spy.modules[i];
-	struct sp_bin *b = &m->bins[i];
-	if (b->ms_state == 0) {
-		b->ms = modsym_open(md->path, md->build_id, md->build_id_len);
-		b->ms_state = b->ms ? 1 : -1;
-	}
-	return b->ms;
+	return pcname_modsym(&m->names, i);
 }
 
 int sp_src(struct sp_model *m, uint64_t addr, const char **file, unsigned *line)
@@ -124,20 +114,13 @@ int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char *
 	return s ? modsym_inline(s, addr - m->p->spy.modules[i].base, name, file, line) : -1;
 }
 
-static const char *module_base_name(const struct gmon_module *md)
-{
-	const char *base = strrchr(md->path, '/');
-	base = base ? base + 1 : md->path;
-	return base[0] ? base : "?";
-}
-
 void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n)
 {
 	int i = module_of(m, addr);
 	if (i < 0)
 		snprintf(buf, n, "?");
 	else
-		snprintf(buf, n, "%s+0x%llx", module_base_name(&m->p->spy.modules[i]),
+		snprintf(buf, n, "%s+0x%llx", pcname_module(&m->names, i),
 			 (unsigned long long)(addr - m->p->spy.modules[i].base));
 }
 
@@ -160,8 +143,9 @@ static uint32_t proc_at(struct sp_model *m, uint64_t key, const char *sym, int m
 	uint32_t i = proc_find(m, key);
 	if (i != SP_NONE)
 		return i;
+	/* code without hooks keeps its symbol's name here (the flat profile's row adds the module) */
 	uint32_t k = prof_floor(m->p, key);
-	if (k != SP_NONE && m->p->items[k].addr == key)
+	if (k != SP_NONE && m->p->items[k].addr == key && !m->p->items[k].lib)
 		return proc_of_item(m, k);
 	char *dm = m->demangle ? symtab_demangle(sym) : NULL;
 	i = proc_add(m, key, dm ? dm : sym, SP_FUNC, mi);
@@ -179,39 +163,22 @@ static uint32_t proc_of_pc(struct sp_model *m, uint64_t a)
 		uint32_t i = proc_find(m, KEY_UNKNOWN);
 		return i != SP_NONE ? i : proc_add(m, KEY_UNKNOWN, "<unknown>", SP_UNKNOWN, -1);
 	}
-	const struct gmon_module *md = &p->spy.modules[mi];
-	struct symtab *t = binary(m, mi);
-	if (t) {
-		uint64_t fa = a - md->base;
-		size_t lo = 0, hi = t->nr;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (t->items[mid].addr <= fa)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		/* a PC past the symbol's section is in none of its code: a PLT entry after _init's
-		 * .init is NAME@plt (modsym, below), not _init as in gprof's ranges */
-		const struct symtab_sym *y = lo > 0 ? &t->items[lo - 1] : NULL;
-		if (y && fa < y->end && (!y->sec_end || fa < y->sec_end))
-			return proc_at(m, y->addr + md->base, y->name, mi);
-	} else {
+	if (!binary(m, mi)) {
 		uint32_t k = prof_floor(p, a);
-		if (k != SP_NONE && p->items[k].addr >= md->text_lo)
+		if (k != SP_NONE && p->items[k].addr >= p->spy.modules[mi].text_lo && !p->items[k].lib)
 			return proc_of_item(m, k);
 	}
-	/* libc and the like: .dynsym, or the symbols of a separate debug file */
-	struct modsym *s = names(m, mi);
+	/* the binary's symbols (a .cold part's function), else libc and the like: .dynsym, or the
+	 * symbols of a separate debug file */
 	uint64_t start;
-	const char *nm = s ? modsym_func(s, a - md->base, &start) : NULL;
+	const char *nm = pcname_func(&m->names, mi, a, &start);
 	if (nm)
-		return proc_at(m, start + md->base, nm, mi);
+		return proc_at(m, start, nm, mi);
 	uint32_t i = proc_find(m, KEY_MODULE + (uint64_t)mi);
 	if (i != SP_NONE)
 		return i;
 	char name[256];
-	snprintf(name, sizeof(name), "[%s]", module_base_name(md));
+	snprintf(name, sizeof(name), "[%s]", pcname_module(&m->names, mi));
 	return proc_add(m, KEY_MODULE + (uint64_t)mi, name, SP_MODULE, mi);
 }
 
@@ -442,6 +409,10 @@ static void from_samples(struct sp_model *m)
 				uint32_t at = depth ? fp[0] : profiler(m); /* may move m->procs */
 				m->in_runtime += v;
 				m->procs[at].rt += v;
+				/* the stack formats show it, as <profiler> on top of the stack it interrupted:
+				 * its share there is the header's (prof_cost) */
+				if (m->keep_paths)
+					path_add(m, fp, depth, profiler(m), v, (uint32_t)(m->nthreads - 1));
 				continue;
 			}
 			m->grand += v;
@@ -594,7 +565,9 @@ static void from_cycles(struct sp_model *m)
 		int mi = module_of(m, f->addr);
 		m->module_w[mi < 0 ? g->nmodules : (uint32_t)mi] += f->m_self;
 	}
-	/* threads: their functions' self cycles, less the hooks' cost in the whole run's proportion */
+	/* threads: their functions' self cycles, less the hooks' cost in the whole run's proportion; a
+	 * function's self cycles on a thread are its calls' there, the thread's arcs into it (the
+	 * functions' own records, the stopwatch's, are gone once read unless -s keeps them) */
 	m->threads = xcalloc(g->nthreads + 1, sizeof(*m->threads));
 	for (uint32_t t = 0; t < g->nthreads; t++) {
 		const struct gmon_thread *gt = &g->threads[t];
@@ -603,18 +576,19 @@ static void from_cycles(struct sp_model *m)
 		th->name = gt->name ? gt->name : "";
 		th->flags = gt->flags;
 		th->folded = th->flags & GMON_THREAD_FOLDED ? threads_folded(g) : 0;
-		struct sp_pc *pairs = xmalloc((gt->nfstats + 1) * sizeof(*pairs));
-		for (uint64_t j = 0; j < gt->nfstats; j++) {
-			uint32_t k = item_exact(p, gt->fstats[j].addr);
-			double w = (double)gt->fstats[j].self;
-			if (k != SP_NONE)
-				w *= p->items[k].m_self_raw > 0 ?
-					     p->items[k].m_self / p->items[k].m_self_raw :
-					     0;
-			pairs[j] = (struct sp_pc){ proc_of_func(m, gt->fstats[j].addr), 0, w };
+		struct sp_pc *pairs = xmalloc((gt->narcs + 1) * sizeof(*pairs));
+		size_t n = 0;
+		for (uint64_t j = 0; j < gt->narcs; j++) {
+			const struct gmon_arc *a = &gt->arcs[j];
+			uint32_t k = item_exact(p, a->callee);
+			if (k == SP_NONE || !a->self)
+				continue;
+			const struct prof_func *f = &p->items[k];
+			double w = f->m_self_raw > 0 ? (double)a->self * f->m_self / f->m_self_raw : 0;
+			pairs[n++] = (struct sp_pc){ proc_of_item(m, k), 0, w }; /* may move m->procs */
 			th->w += w;
 		}
-		thread_top(th, pairs, gt->nfstats);
+		thread_top(th, pairs, n);
 		free(pairs);
 	}
 }
@@ -684,6 +658,14 @@ static void paths_from_arcs(struct sp_model *m)
 		}
 	free(aw.path);
 	free(aw.on);
+	/* the hooks' calibrated cost, taken off every function's time, as a path of its own: the
+	 * profiler's share of the stacks is the header's (prof_cost) */
+	struct prof_cost c;
+	prof_cost(p, &c);
+	if (!c.from_samples && c.part > 0) {
+		uint32_t pr = profiler(m);
+		path_add(m, &pr, 1, pr, c.part, UINT32_MAX);
+	}
 }
 
 static int ref_cmp(const void *a, const void *b)
@@ -707,7 +689,7 @@ static int build(struct sp_model *m, const struct prof *p, int demangle, int kee
 	if (!m->sampled && !p->measured)
 		return -1;
 	const struct gmon_profile *g = &p->spy;
-	m->bins = xcalloc(g->nmodules + 1, sizeof(*m->bins));
+	pcname_init(&m->names, g, 0);
 	m->module_w = xcalloc(g->nmodules + 1, sizeof(double));
 	if (m->sampled)
 		from_samples(m);
@@ -786,12 +768,8 @@ void sp_model_release(struct sp_model *m)
 	free(m->pcs);
 	free(m->threads);
 	free(m->module_w);
-	if (m->bins)
-		for (uint32_t i = 0; i < m->p->spy.nmodules; i++) {
-			symtab_release(&m->bins[i].t);
-			modsym_close(m->bins[i].ms);
-		}
-	free(m->bins);
+	if (m->names.mods)
+		pcname_release(&m->names);
 	free(m->hkeys);
 	free(m->hvals);
 	free(m->ehkeys);

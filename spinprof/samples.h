@@ -4,6 +4,7 @@
 #ifndef SPINPROF_SAMPLES_H
 #define SPINPROF_SAMPLES_H
 
+#include "pcname.h"
 #include "prof.h"
 #include "symtab.h"
 
@@ -66,14 +67,6 @@ struct sp_path {
 	size_t at;
 };
 
-struct modsym;
-struct sp_bin {
-	struct symtab t;
-	int state;         /* 0 not tried, 1 usable, -1 missing or not the run's */
-	struct modsym *ms; /* libdwfl's names (modsym.c), for what t leaves unnamed */
-	int ms_state;      /* as state */
-};
-
 struct sp_model {
 	const struct prof *p;
 	int sampled;      /* from samples; else from time mode's cycles */
@@ -92,7 +85,7 @@ struct sp_model {
 	struct sp_thread *threads;
 	size_t nthreads;
 	double *module_w;    /* per module, then one for "no module" */
-	struct sp_bin *bins; /* per module */
+	struct pcname names; /* the modules' binaries, by which procedures are named */
 	uint64_t *hkeys;     /* procedure hash: key -> index + 1 */
 	uint32_t *hvals;
 	size_t hsize;

@@ -113,8 +113,9 @@ int symtab_load_build_id(struct symtab *t, const char *path)
 	return 0;
 }
 
-/* The class gprof gives a symbol: 'T' (global, weak), 't' (local), 0 (not a function). */
-static int sym_class(Elf *elf, const GElf_Sym *s, const char *name)
+/* The class gprof gives a symbol: 'T' (global, weak), 't' (local), 0 (not a function); with all, a
+ * local's name is not filtered (GCC's clones: spy records them as functions). */
+static int sym_class(Elf *elf, const GElf_Sym *s, const char *name, int all)
 {
 	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
 	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_COMMON || type == STT_SECTION ||
@@ -130,7 +131,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name)
 		return 0;
 	if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
 		return bind == STB_GLOBAL ? 'T' : 0;
-	if (!local_name_ok(name) || strncmp(name, "__gnu_compiled", 14) == 0)
+	if ((all ? !name[0] : !local_name_ok(name)) || strncmp(name, "__gnu_compiled", 14) == 0)
 		return 0;
 	return 't';
 }
@@ -211,6 +212,73 @@ static int load_external(struct symtab *t, char *err, size_t errsz)
 	return 0;
 }
 
+/* The length of name without GCC's suffix of a split-off cold part (".cold", ".cold.N"), or 0 when
+ * it has none. */
+static size_t cold_base(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+	while (c) {
+		const char *e = c + 5;
+		if (*e == '.' && isdigit((unsigned char)e[1]))
+			for (e++; isdigit((unsigned char)*e); e++)
+				;
+		if (!*e && c > name)
+			return (size_t)(c - name);
+		c = strstr(c + 1, ".cold");
+	}
+	return 0;
+}
+
+static const struct symtab *name_order_t;
+
+static int name_order_cmp(const void *a, const void *b)
+{
+	const struct symtab_sym *x = &name_order_t->items[*(const uint32_t *)a];
+	const struct symtab_sym *y = &name_order_t->items[*(const uint32_t *)b];
+	return strcmp(x->name, y->name);
+}
+
+/* Each cold part's owner: the function of its name less the suffix, a local of the same source
+ * file (two files may both have a static foo and foo.cold), else a global. GCC moves a function's
+ * unlikely code there; its samples are the function's. */
+static void find_owners(struct symtab *t)
+{
+	uint32_t *by_name = xmalloc((t->nr + 1) * sizeof(uint32_t));
+	size_t n = 0;
+	for (size_t i = 0; i < t->nr; i++)
+		by_name[n++] = (uint32_t)i;
+	name_order_t = t;
+	qsort(by_name, n, sizeof(uint32_t), name_order_cmp);
+	for (size_t i = 0; i < t->nr; i++) {
+		struct symtab_sym *y = &t->items[i];
+		size_t len = cold_base(y->name);
+		if (!len)
+			continue;
+		/* the first name not below the base: the names equal to it come first of those that
+		 * start with it */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (strncmp(t->items[by_name[mid]].name, y->name, len) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint32_t global = 0, local = 0;
+		for (size_t k = lo; k < n; k++) {
+			const struct symtab_sym *o = &t->items[by_name[k]];
+			if (strncmp(o->name, y->name, len) != 0 || o->name[len] != 0)
+				break;
+			if (o->file_no == UINT32_MAX)
+				global = by_name[k] + 1;
+			else if (o->file_no == y->file_no)
+				local = by_name[k] + 1;
+		}
+		y->owner = local ? local : global;
+	}
+	free(by_name);
+}
+
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 {
 	int fd;
@@ -255,14 +323,17 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 		if (!d)
 			continue;
 		size_t n = sh.sh_size / sh.sh_entsize;
+		uint32_t file_no = 0;
 		for (size_t i = 1; i < n; i++) {
 			GElf_Sym s;
 			if (!gelf_getsym(d, (int)i, &s))
 				continue;
+			if (GELF_ST_TYPE(s.st_info) == STT_FILE)
+				file_no++;
 			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name)
 				continue;
-			int c = sym_class(elf, &s, name);
+			int c = sym_class(elf, &s, name, t->all_funcs);
 			/* -D, as gprof's core_sym_class: only local symbols must be functions */
 			if (!c || (c == 't' && t->no_static) ||
 			    (c == 't' && t->only_funcs && GELF_ST_TYPE(s.st_info) != STT_FUNC))
@@ -280,6 +351,8 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			y->in_code = sscn && gelf_getshdr(sscn, &ssh) && (ssh.sh_flags & SHF_EXECINSTR);
 			y->sec_end = sscn && gelf_getshdr(sscn, &ssh) ? ssh.sh_addr + ssh.sh_size : 0;
 			y->mapped = 0;
+			y->file_no = GELF_ST_BIND(s.st_info) == STB_LOCAL ? file_no : UINT32_MAX;
+			y->owner = 0;
 		}
 	}
 	elf_end(elf);
@@ -309,6 +382,8 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 		return -1;
 	}
 	finalize(t);
+	if (t->all_funcs)
+		find_owners(t);
 	return 0;
 }
 
@@ -316,12 +391,32 @@ int symtab_load_module(struct symtab *t, const struct gmon_module *m)
 {
 	char err[128];
 
+	t->all_funcs = 1;
 	if (!m->path[0] || symtab_load(t, m->path, err, sizeof(err)) < 0)
 		return -1;
 	if (m->build_id_len &&
 	    (t->build_id_len != m->build_id_len || memcmp(t->build_id, m->build_id, m->build_id_len) != 0))
 		return -1;
 	return 0;
+}
+
+const struct symtab_sym *symtab_at(const struct symtab *t, uint64_t fa)
+{
+	size_t lo = 0, hi = t->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->items[mid].addr <= fa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct symtab_sym *y = lo > 0 ? &t->items[lo - 1] : NULL;
+	return y && fa < y->end && (!y->sec_end || fa < y->sec_end) ? y : NULL;
+}
+
+const struct symtab_sym *symtab_owner(const struct symtab *t, const struct symtab_sym *y)
+{
+	return y && y->owner ? &t->items[y->owner - 1] : y;
 }
 
 void symtab_release(struct symtab *t)

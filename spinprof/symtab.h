@@ -13,6 +13,9 @@ struct symtab_sym {
 	unsigned is_static : 1, is_func : 1, in_code : 1; /* in_code: its section is executable */
 	unsigned mapped : 1; /* -R: named after its object file (the map's first function of it) */
 	uint32_t order;      /* its index in the ELF symbol table (line symbols: after all of them) */
+	uint32_t file_no;    /* a local symbol's STT_FILE group (its source file), UINT32_MAX global */
+	uint32_t owner;      /* with all_funcs, a split part (NAME.cold): the index + 1 of the function
+			      * it belongs to; else 0 */
 };
 
 struct symtab {
@@ -26,7 +29,9 @@ struct symtab {
 	int bfd_failed;
 	char *path;
 	int no_static, only_funcs; /* set before symtab_load: gprof's -a and -D */
-	int want_text;             /* set before symtab_load: keep the .text section's bytes */
+	int all_funcs; /* set before symtab_load: every function symbol, GCC's clones (.part.N, .isra.N,
+			* .cold) too, which gprof's filter drops; a .cold part gets its owner (spy) */
+	int want_text; /* set before symtab_load: keep the .text section's bytes */
 	const char *ext_syms;      /* set before symtab_load: gprof's -S, the symbols from this file */
 	const struct linkmap *map; /* set before symtab_load: gprof's -R, functions named by object */
 	uint8_t *text;             /* then [text_lo, text_hi)'s bytes, or NULL */
@@ -39,12 +44,18 @@ int symtab_is_elf(const char *path);
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
 struct gmon_module;
 /* Read the binary of a profile's module when it is there and is the one that ran (its build-id, if
- * the profile has one, matches). Returns 0, or -1 (t then holds nothing to use). */
+ * the profile has one, matches), with all_funcs: a spy profile's functions are the plugin's, clones
+ * included. Returns 0, or -1 (t then holds nothing to use). */
 int symtab_load_module(struct symtab *t, const struct gmon_module *m);
 /* Only the build-id (t->build_id). Returns 0 or -1. */
 int symtab_load_build_id(struct symtab *t, const char *path);
 /* Free what t owns. */
 void symtab_release(struct symtab *t);
+/* The symbol whose range holds file address fa and whose section holds it too (a PC past a
+ * symbol's section, a PLT entry after _init's .init, is in none of its code), or NULL. */
+const struct symtab_sym *symtab_at(const struct symtab *t, uint64_t fa);
+/* The function y's code belongs to: its owner for a split .cold part (all_funcs), else y. */
+const struct symtab_sym *symtab_owner(const struct symtab *t, const struct symtab_sym *y);
 /* Source file and line of a file address via libbfd; 0 when known. */
 int symtab_src(struct symtab *t, uint64_t addr, const char **file, unsigned *line);
 /* Add gprof's line symbols (-l): one wherever the source line changes in .text. Returns 0 or -1. */

@@ -2,7 +2,8 @@
 # t130: what the runtime says at run time: samples dropped for full stack tables are one line at exit
 # (with the numbers the file has), a warning about a long value keeps its reason, a value with a
 # newline stays one line, SPYRT_MODE=count with SPYRT_WATCH=calls:FUNC is one line for one problem,
-# and spinprof's hook overhead with several threads says what it is a share of (and stays <= 100 %).
+# and spinprof's statement of the profiler's share with several threads says what it is a share of (and stays
+# <= 100 %).
 # A run with every signal blocked from its start: spinprof says the ticks the file expected never
 # came (blocked?), in the header and where the flat profile has no time.
 . "$(dirname "$0")/t100-runtime-basics.sh"
@@ -81,20 +82,20 @@ count_calls() {
 }
 check "SPYRT_MODE=count with SPYRT_WATCH=calls:leaf: one line (the file still says it)" count_calls
 
-# overhead SHARE-PATTERN [ENV...]: the header's share names its base and is at most 100 %
+# overhead SHARE-PATTERN [ENV...]: the header's share of the profiler names its base and is at most 100 %
 overhead() {
 	local line pct pat=$1
 	[ -z "$SPY_TSAN" ] || [ $# -gt 1 ] || return 0 # under TSan the sampled run (no setting given) skips
 	shift
 	cd "$T" && env "$@" ./thr || return 1
-	line=$("$SPY_BUILD/spinprof" -b gmon.out | grep '^hook overhead:')
+	line=$("$SPY_BUILD/spinprof" -b gmon.out | grep -m1 '^profiler:')
 	echo "$line"
-	pct=$(sed -n 's/.* \([0-9.]*\)% of .*/\1/p' <<<"$line")
-	grep -q "% of $pat\$" <<<"$line" && awk -v p="$pct" 'BEGIN { exit !(p != "" && p <= 100) }'
+	pct=$(sed -n 's/^profiler: \([0-9.]*\)% of .*/\1/p' <<<"$line")
+	grep -q "^profiler: [0-9.]*% of $pat" <<<"$line" && awk -v p="$pct" 'BEGIN { exit !(p != "" && p <= 100) }'
 }
-check "four threads, sampled: the share is of the run's CPU seconds$(tsan_skip its hooks cost more than their calibration says)" overhead "the run's [0-9.]* CPU seconds"
-check "four threads, not sampled: the share is of the threads' time together" \
-	overhead "the 5 threads' [0-9.]* seconds together" SPYRT_WATCH=none
+check "four threads, sampled: the share is of the CPU time, by the samples$(tsan_skip its hooks cost more than their calibration says)" overhead "the CPU time ([0-9]* of the [0-9]* ticks on the CPU"
+check "four threads, not sampled: the share is of the measured time, by the calibration" \
+	overhead "the measured\( CPU\)\? time (its hooks' calibrated cost" SPYRT_WATCH=none
 
 # every signal blocked from the exec on (the mask is inherited): mode arcs' times from cpu ticks that
 # never come

@@ -76,13 +76,19 @@ cpu20() {
 		times
 	) | awk 'NR == 2 { split($1 " " $2, a, "[ms]"); print (a[1] * 60 + a[2] + a[3] * 60 + a[4]) * 1000 / 20 }'
 }
+# the least of three rounds: a busy machine only adds to a process's CPU time (caches, frequency),
+# so the least is the one to judge (on a 2-core host at load 7 one round gave 1.25, 5.35, 4.9)
+min3() { awk 'NR == 1 || $1 < m { m = $1 } END { print m }'; }
 tax() {
-	local plain spy count
+	local plain spy count r
 	[ -z "$SPY_SAN_FLAGS" ] || return 0
-	plain=$(cpu20 ./empty-plain)
-	spy=$(cpu20 ./empty)
-	count=$(cpu20 ./empty-count)
-	echo "CPU ms per process: plain $plain, spy (mode time, file written) $spy, a mode=count build $count"
+	for r in 1 2 3; do
+		echo "$(cpu20 ./empty-plain) $(cpu20 ./empty) $(cpu20 ./empty-count)"
+	done >"$T/tax"
+	plain=$(cut -d' ' -f1 "$T/tax" | min3)
+	spy=$(cut -d' ' -f2 "$T/tax" | min3)
+	count=$(cut -d' ' -f3 "$T/tax" | min3)
+	echo "CPU ms per process, the least of 3 rounds: plain $plain, spy (mode time, file written) $spy, a mode=count build $count"
 	# the busy-wait alone cost 20 ms a process; a mode=count build's write once waited 50 ms for
 	# its own thread, whose hooks never ran
 	awk -v p="$plain" -v s="$spy" -v c="$count" 'BEGIN { exit !(s - p < 3 && c - p < 3) }'
@@ -92,10 +98,15 @@ san_skip() { [ -n "$SPY_SAN_FLAGS" ] && echo " # SKIP the sanitizers' start-up c
 check "an empty program costs less than 3 ms of CPU more than the plain build, mode time and mode=count$(san_skip)" tax
 
 ready_cpu() {
-	RT_ENV=SPYRT_READY=1 rt_run "$T/empty" || return 1
-	cat "$T/empty.stderr"
-	[ -z "$SPY_SAN_FLAGS" ] || return 0
-	awk '$1 == "r" && $4 == "cpu" { exit !($3 < 0.005) } END { if (NR != 1) exit 1 }' "$T/empty.stderr"
+	local r
+	for r in 1 2 3; do # the least of three runs, as above
+		RT_ENV=SPYRT_READY=1 rt_run "$T/empty" || return 1
+		cat "$T/empty.stderr"
+		[ -z "$SPY_SAN_FLAGS" ] || return 0
+		[ "$(grep -c . "$T/empty.stderr")" = 1 ] || return 1
+		awk '$1 == "r" && $4 == "cpu" { exit !($3 < 0.005) } END { if (NR != 1) exit 1 }' "$T/empty.stderr" && return 0
+	done
+	return 1
 }
 check "the ready message of an empty program says less than 5 ms of CPU$(san_skip)" ready_cpu
 

@@ -63,6 +63,8 @@ function parse(first,   i, n, nm, m) {
 			L_nnum++
 		} else if ($i ~ /^[0-9]+(\+[0-9]+)?(\/[0-9]+)?$/ && L_called == "-") {
 			L_called = $i
+		} else if ($i == "-" && L_nnum >= 2 && L_called == "-") {
+			# an arc into code without hooks: its count not counted
 		} else
 			break
 	}

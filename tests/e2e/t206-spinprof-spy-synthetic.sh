@@ -176,7 +176,8 @@ check "wall: header: rate, samples per second, missed ticks, totals, profiler's 
 	"samples: 100 taken, 50.0 per second; 100 ticks in all" \
 	"missed: 120 asked for, 20 fewer taken: ticks were missed (3 timer overruns)" \
 	"totals: CPU 1.500000 seconds, 77 page faults, allocations not watched" \
-	"profiler: 15000000 cycles recording samples (150000 a sample, 0.015000 seconds, 1.00% of the CPU time); 5 ticks in the profiler (5.0% of all)" \
+	"profiler: 5.4% of the CPU time (5 of the 92 ticks on the CPU were in it), in no function's time (mode arcs counts most calls inline, in the callers' own ticks)" \
+	"sampling: 15000000 cycles recording samples (150000 a sample, 0.015000 seconds); 5 ticks in the profiler, left out below" \
 	"program: 95 ticks, the 100% of the percentages below (the profiler's left out)" \
 	"stacks: 7 distinct, 0 cut short; 8 ticks waiting (8.4%)"
 

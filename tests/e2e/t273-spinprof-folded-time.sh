@@ -2,13 +2,14 @@
 # t273: --format=folded of a time-mode profile without samples: call paths from the exact arcs, each
 # path's cycles as measured. samples/flame.c built with mode=time, each call of leaf the same work:
 # the five leaf paths weigh 100, 100, 50, 40, 20 of 310 (within 0.02 each), and all lines sum to the
-# flat profile's total self cycles; samples/twocallers.c, where heavy calls work 100 times and light
+# flat profile's total self cycles, the line <profiler> aside (it weighs the header's calibrated hook cost);
+# samples/twocallers.c, where heavy calls work 100 times and light
 # 10 000 times for the same work: main;heavy;work and main;light;work split work's cycles as the
 # program measured them (within 0.1), not by calls (1 %); the SVG of it is well-formed.
 . "$(dirname "$0")/t270-spinprof-folded.sh"
 
 fl_setup
-tap_plan 4
+tap_plan 5
 P=$T/flame
 
 flame_time() {
@@ -24,7 +25,7 @@ flame_time() {
 		      exit !ok }' "$P.folded"
 }
 if ! sp_check "flame, mode time: the leaf paths weigh as their calls of equal work (within 0.02)" flame_time; then
-	for _ in 1 2 3; do not_ok "no profile"; done
+	for _ in 1 2 3 4; do not_ok "no profile"; done
 	tap_done
 fi
 
@@ -34,7 +35,8 @@ total() {
 	local hz spy folded
 	hz=$("$SPINPROF" -b "$P.out" | sed -n 's/^mode: time (time stamps at \([0-9]*\) Hz.*/\1/p')
 	spy=$("$SPINPROF" --spy "$P.out" | sed -n 's/^unit: one cycle .* total \([0-9]*\) cycles$/\1/p')
-	folded=$(awk '{ s += $NF } END { printf "%.0f", s }' "$P.folded")
+	# the profiler's own line (<profiler>, the hook correction's cycles) is not in the program's total
+	folded=$(awk '$1 != "<profiler>" { s += $NF } END { printf "%.0f", s }' "$P.folded")
 	[ -n "$hz" ] && [ -n "$spy" ] || { echo "no rate or total in the reports"; return 1; }
 	echo "folded $folded cycles, Spy report $spy"
 	awk -v f="$folded" -v s="$spy" -v n="$(wc -l <"$P.folded")" 'BEGIN { d = f - s; exit !(d <= n && -d <= n) }' || return 1
@@ -44,6 +46,19 @@ total() {
 		      exit !(self > 0 && folded / hz > self - 0.005 * n && folded / hz < self + 0.005 * n) }'
 }
 check "the folded lines sum to the Spy report's total cycles and the flat profile's self seconds" total
+
+# <profiler>'s line weighs what the header's profiler: line says the hook correction took off
+profiler_line() {
+	local hz line part cyc
+	hz=$("$SPINPROF" -b "$P.out" | sed -n 's/^mode: time (time stamps at \([0-9]*\) Hz.*/\1/p')
+	line=$("$SPINPROF" -b "$P.out" | grep -m1 '^profiler:')
+	part=$(sed -n "s/.*its hooks' calibrated cost, \([0-9.]*\) of .*/\1/p" <<<"$line")
+	cyc=$(awk '$1 == "<profiler>" { print $NF }' "$P.folded")
+	echo "$line; folded <profiler> $cyc cycles"
+	[ -n "$hz" ] && [ -n "$part" ] && [ -n "$cyc" ] &&
+		awk -v c="$cyc" -v hz="$hz" -v p="$part" 'BEGIN { d = c / hz - p; exit !(c > 0 && d < 1e-6 && -d < 1e-6) }'
+}
+check "the <profiler> line weighs the header's calibrated cost of the hooks" profiler_line
 
 Q=$T/twocallers
 split() {

@@ -9,7 +9,8 @@
 # takes its complete events for trace events and shows 5 lanes, "PROGRAM (pid P), threads TID (tid
 # TID)" (the process named by its argv[0]); each function's total and self on each thread are the CPU
 # time the runtime measured there (the dump's cycles over its clock rate, within speedscope's 2
-# decimals), under its bare name (an event's args would be shown as part of it); its Export nests work
+# decimals; a thread's tree scaled so that its root is as corrected for the hooks' cost, its share
+# of the json's total, the rest a <profiler> event), under its bare name (an event's args would be shown as part of it); its Export nests work
 # in worker on each worker thread. The time-mode run is one whose every worker holds at least the CPU
 # time of its calls of work (up to 8 runs): a run where a worker's off-CPU time exceeds its wall time is
 # a known defect of the runtime, reported by the last point as a TODO.
@@ -56,7 +57,7 @@ fi
 
 # check.py SHOWN DUMP WHAT: what speedscope showed (speedscope.js's lines) against the runtime's dump
 cat >"$T/check.py" <<'PY'
-import os, re, sys
+import json, os, re, sys
 shown, dump, what = sys.argv[1], sys.argv[2], sys.argv[3]
 lanes, rows, imp = {}, {}, None
 for l in open(shown):
@@ -117,6 +118,13 @@ if what == "sampled":
         near(r["worker"][0], want[name], name + ": worker's total")
         near(r["worker"][1], 0, name + ": worker's self")
 else:
+    # each root's corrected total over its raw time on every thread (spinprof's json)
+    js = json.load(open(sys.argv[4]))
+    roots = {}
+    for f in ("main", "worker"):
+        raw = sum(v[0] for (tt, ff), v in times.items() if ff == f)
+        (tot,) = [x["total"] for x in js["functions"] if x["name"] == f]
+        roots[f] = tot / raw
     if imp != "Trace Event Format profile":
         fail("imported as %r" % imp)
     want = {"%s (pid %d), threads %d (tid %d)" % (argv0, pid, t, t): t for t in tids}
@@ -127,12 +135,26 @@ else:
         t = want[name]
         funcs = sorted(f for (tt, f) in times if tt == t)
         r = {x[2]: x for x in rows.get(i, [])}
+        # <profiler>: what the hook correction took off the thread's roots (t248 weighs it), a leaf
+        prof = r.pop("<profiler>", None)
+        if prof and prof[0] != prof[1]:
+            fail("%s: <profiler> total %s, self %s: it calls nothing" % (name, prof[0], prof[1]))
         if sorted(r) != funcs:
             fail("%s: speedscope shows %r, the runtime timed %r" % (name, sorted(r), funcs))
+        # the thread's tree as corrected: every event its raw time scaled by its root's corrected
+        # total over its raw time (the json's total of the function over the dump's on every thread)
+        k = roots["worker" if "worker" in funcs else "main"]
         for f in funcs:
             incl, self_ = times[(t, f)]
+            incl, self_ = incl * k, self_ * k
             near(r[f][0], incl / hz * 1e6, "%s: %s's total" % (name, f))
             near(r[f][1], self_ / hz * 1e6, "%s: %s's self" % (name, f))
+        # and <profiler> what the scaling took off the root
+        root = "worker" if "worker" in funcs else "main"
+        if prof:
+            near(prof[0], times[(t, root)][0] * (1 - k) / hz * 1e6, "%s: <profiler>" % name)
+        elif times[(t, root)][0] * (1 - k) / hz * 1e6 > 0.01 * times[(t, root)][0] / hz * 1e6:
+            fail("%s: no <profiler>, though the correction took %.1f%% off its root" % (name, 100 * (1 - k)))
 PY
 
 sampled() {
@@ -145,7 +167,8 @@ check "samples: 4 lanes named apart by tid, each with the calls of work its thre
 timed() {
 	viewer_speedscope "$P-t.json" "$T/st" >/dev/null || { cat "$T/st/shown"; return 1; }
 	cat "$T/st/shown"
-	python3 "$T/check.py" "$T/st/shown" "$P-t.dump" timed
+	"$SPINPROF" --format=json -o "$P-t.sjson" "$P-t.out" || return 1
+	python3 "$T/check.py" "$T/st/shown" "$P-t.dump" timed "$P-t.sjson"
 }
 check "time mode: 5 lanes named apart, each function's total and self the CPU time measured on its thread" timed
 
@@ -155,7 +178,7 @@ nested() {
 		viewer_export_folded "$T/st" $i >"$T/st/lane$i" || { cat "$T/st/lane$i"; return 1; }
 		f=$(awk '{ print $1 }' "$T/st/lane$i" | tr '\n' ' ')
 		echo "lane $i: $f"
-		case $f in
+		case ${f#<profiler> } in # the hook correction's time, a lane's own stack
 		"worker worker;work ") n=$((n + 1)) ;;
 		"main ") ;;
 		*) return 1 ;;
