@@ -228,6 +228,8 @@ static int add_cb(struct dl_phdr_info *info, size_t size, void *data)
 	if (!has)
 		return 0;
 	a->found = 1;
+	/* its code's range, even without a search table to name functions by (spy_codemap_holds) */
+	a->m.live = a->m.lo < a->m.hi;
 	if (eh && a->m.lo < a->m.hi) {
 		const uint8_t *h = (const uint8_t *)(uintptr_t)(info->dlpi_addr + eh->p_vaddr), *p = h + 4;
 		int ok = 1;
@@ -243,10 +245,12 @@ static int add_cb(struct dl_phdr_info *info, size_t size, void *data)
 		a->m.hdr = h;
 		a->m.table = (const int32_t *)(const void *)p;
 		a->m.n = (uint32_t)n;
-		a->m.live = 1;
 	}
 	return 1;
 }
+
+/* A module's code that has no entry (past CODEMAP_MAX): spy_codemap_holds says yes to every address. */
+static uint32_t maps_lost;
 
 void spy_codemap_add(const void *addr)
 {
@@ -255,6 +259,10 @@ void spy_codemap_add(const void *addr)
 
 	memset(&a, 0, sizeof(a));
 	a.addr = (uint64_t)(uintptr_t)addr;
+	/* every unit of a module registers: the module's entry is made once */
+	for (uint32_t i = 0; i < n; i++)
+		if (maps[i].live && a.addr >= maps[i].lo && a.addr < maps[i].hi)
+			return;
 	dl_iterate_phdr(add_cb, &a);
 	if (!a.found || !a.m.live)
 		return;
@@ -267,8 +275,10 @@ void spy_codemap_add(const void *addr)
 			return;
 		}
 	/* past the limit a module's calls take the shadow stack's word for their caller, as before */
-	if (n == CODEMAP_MAX)
+	if (n == CODEMAP_MAX) {
+		__atomic_store_n(&maps_lost, 1, __ATOMIC_RELEASE);
 		return;
+	}
 	maps[n] = a.m;
 	__atomic_store_n(&nmaps, n + 1, __ATOMIC_RELEASE);
 }
@@ -293,6 +303,8 @@ uint64_t spy_codemap_func(uint64_t pc)
 
 		if (!__atomic_load_n(&m->live, __ATOMIC_ACQUIRE) || pc < m->lo || pc >= m->hi)
 			continue;
+		if (!m->n) /* no search table */
+			return 0;
 		/* the last entry at or before pc */
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
@@ -307,5 +319,17 @@ uint64_t spy_codemap_func(uint64_t pc)
 		return fde_covers((const uint8_t *)(uintptr_t)(h + (uint64_t)(int64_t)m->table[2 * lo + 1]),
 				  pc);
 	}
+	return 0;
+}
+
+int spy_codemap_holds(uint64_t pc)
+{
+	uint32_t n = __atomic_load_n(&nmaps, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&maps_lost, __ATOMIC_ACQUIRE))
+		return 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (__atomic_load_n(&maps[i].live, __ATOMIC_ACQUIRE) && pc >= maps[i].lo && pc < maps[i].hi)
+			return 1;
 	return 0;
 }

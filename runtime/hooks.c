@@ -898,6 +898,9 @@ static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t s
 	else
 		SPY_SET(t->unmatched, t->unmatched + (uint64_t)recording);
 out:
+	/* a write is reading the tables: held here (its stale flag, which sent it here, is spent) */
+	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))
+		spy_park(t);
 	barrier();
 	SPY_SET(t->busy, 0);
 	/* a program's signal handler that landed here runs now (sig-nest.c) */

@@ -28,6 +28,37 @@ static void call_prog(int sig, siginfo_t *si, void *uc)
 		((void (*)(int))fn)(sig);
 }
 
+uint64_t spy_sig_pc(const void *ucv)
+{
+	const ucontext_t *uc = ucv;
+
+	if (!uc)
+		return 0;
+#if defined(__x86_64__)
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uint64_t)uc->uc_mcontext.pc;
+#else
+	return 0;
+#endif
+}
+
+/* The code a handler returns through (glibc's __restore_rt: mov $15, %rax; syscall), read back from
+ * the kernel once the trampoline is installed: a handler that lands there, before the sigreturn,
+ * runs above the context the previous handler interrupted, which may be a split call. */
+static uint64_t restorer;
+#define RESTORER_LEN 9
+
+int spy_sig_may_split(const struct spy_thread *t, uint64_t pc)
+{
+	uint64_t r = __atomic_load_n(&restorer, __ATOMIC_RELAXED);
+
+	if (spy_mode == SPY_MODE_COUNT || t == &spy_idle_thread || t == &spy_unattached || !t->tables)
+		return 0;
+	/* no PC known: anywhere */
+	return !pc || spy_in_runtime(pc) || spy_codemap_holds(pc) || (r && pc - r < RESTORER_LEN);
+}
+
 /* The handler lands in a slow path (busy): blocked in the interrupted context, sent again to this
  * thread with its siginfo, and unblocked by spy_sig_nest_release once the slow path is done. */
 static void defer(int sig, siginfo_t *si, void *ucv)
@@ -67,7 +98,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	struct spy_thread *t = spy_tls_thread;
 	struct spy_frame saved, *f;
-	uint32_t d;
+	uint32_t d, split;
 	uint64_t children;
 	int e = errno; /* the interrupted code's, then what the program's handler leaves */
 
@@ -86,27 +117,39 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	}
 	d = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
 	if (d + 1 >= t->stack_max) { /* no room: its calls are dropped as on a full stack */
-		t->sig_nested++;
+		__atomic_store_n(&t->sig_nested, t->sig_nested + 1,
+				 __ATOMIC_RELAXED); /* read by a write (spy_freeze) */
 		barrier();
 		call_prog(sig, si, uc);
 		barrier();
-		t->sig_nested--;
+		__atomic_store_n(&t->sig_nested, t->sig_nested - 1, __ATOMIC_RELAXED);
 		return;
 	}
+	/* the interrupted code may have counted a call whose arc its hook has not made yet: no write
+	 * holds the thread inside this handler, but at the interrupted code's next hook (spy_park; the
+	 * mark says so, and sig_split tells the writer). Any handler of a thread with hooks: the PC it
+	 * interrupted may be outside instrumented code with a split call below it (a sanitizer's call
+	 * in a prologue, ld.so resolving a hook's first call: t138 under SAN=address saw 15 handlers
+	 * counted without their arcs when this looked at the PC only) */
+	split = spy_mode != SPY_MODE_COUNT;
 	f = &t->stack[d];
 	saved = *f;
 	memset(f, 0, sizeof(*f));
 	f->self = GMON_CALLER_NONE;
+	f->tail_site = split ? SPY_MARK_SPLIT : 0;
 	f->sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa() | 1;
 	f->entry = t->timed ? spy_cycles() : 0;
 	barrier();
 	t->depth = d + 1;
-	t->sig_nested++; /* no cache entry filled under the interrupted code (hooks.c, __spy_arc_miss) */
+	__atomic_fetch_add(&t->sig_split, split, __ATOMIC_SEQ_CST); /* the writer reads it */
+	__atomic_store_n(
+		&t->sig_nested, t->sig_nested + 1,
+		__ATOMIC_RELAXED); /* no cache entry filled under the interrupted code (hooks.c, __spy_arc_miss) */
 	barrier();
 	call_prog(sig, si, uc);
 	e = errno;
 	barrier();
-	t->sig_nested--;
+	__atomic_store_n(&t->sig_nested, t->sig_nested - 1, __ATOMIC_RELAXED);
 	if (t->depth > d + 1) { /* frames the handler left open: ended with it */
 		uint64_t now = t->timed ? spy_cycles() : 0;
 
@@ -121,6 +164,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	t->depth = d;
 	barrier();
 	*f = saved;
+	__atomic_fetch_sub(&t->sig_split, split, __ATOMIC_SEQ_CST);
 	if (d && t->timed)
 		t->stack[d - 1].children += children;
 	if (unlikely(spy_nest_deferred))
@@ -155,6 +199,12 @@ int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *
 		act = &a;
 	}
 	rc = spy_real_sigaction(sig, act, &o);
+	if (!rc && act == &a && !__atomic_load_n(&restorer, __ATOMIC_RELAXED)) {
+		struct sigaction cur;
+
+		if (!spy_real_sigaction(sig, NULL, &cur) && cur.sa_restorer)
+			__atomic_store_n(&restorer, (uint64_t)(uintptr_t)cur.sa_restorer, __ATOMIC_RELAXED);
+	}
 	if (rc || !old)
 		return rc;
 	if (o.sa_sigaction == trampoline) {

@@ -54,21 +54,6 @@ static pid_t my_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-static uint64_t pc_of(void *ucv)
-{
-	const ucontext_t *uc = ucv;
-
-	if (!uc)
-		return 0;
-#if defined(__x86_64__)
-	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-	return (uint64_t)uc->uc_mcontext.pc;
-#else
-	return 0;
-#endif
-}
-
 /* The default action, now: a fault raised by an instruction faults again on return (the core shows
  * it); anything else is raised again on this thread. */
 static void act_default(int sig, const siginfo_t *si)
@@ -191,23 +176,6 @@ static void on_fallback(int unused)
 	write_and_die(deferred_sig, NULL);
 }
 
-/* The PC is in instrumented code, or in the runtime (a hook), of a thread with hooks: it may lie
- * between a function's add-one count and the arc its enter hook counts. */
-static int in_instrumented(const struct spy_thread *t, uint64_t pc)
-{
-	if (spy_mode == SPY_MODE_COUNT || t == &spy_idle_thread || t == &spy_unattached || !t->tables)
-		return 0;
-	if (spy_in_runtime(pc))
-		return 1;
-	for (uint32_t i = 0; i < spy_nmodules; i++) {
-		const struct spy_module *m = &spy_modules[i];
-
-		if ((m->flags & GMON_MOD_INSTRUMENTED) && pc >= m->text_lo && pc < m->text_hi)
-			return 1;
-	}
-	return 0;
-}
-
 static void defer(struct spy_thread *t, int sig)
 {
 	struct sigaction sa;
@@ -258,14 +226,14 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		struct spy_thread *t = spy_tls_thread;
 
 		spy_end_signal = (uint32_t)sig;
-		spy_end_pc = pc_of(ucv);
+		spy_end_pc = spy_sig_pc(ucv);
 		/* the innermost instrumented call of this thread (for a PC in a library, say) */
 		if (t != &spy_idle_thread && t != &spy_unattached && t->tables && t->depth)
 			spy_end_func = t->stack[t->depth - 1].self;
 		spy_end_crash = is_crash(sig);
 		/* a termination signal in instrumented code: written at the thread's next hook, after
 		 * that call is recorded (within 200 ms, else from a timer) */
-		if (!spy_end_crash && in_instrumented(t, spy_end_pc)) {
+		if (!spy_end_crash && spy_sig_may_split(t, spy_end_pc)) {
 			defer(t, sig);
 			return;
 		}

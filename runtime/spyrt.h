@@ -419,6 +419,9 @@ struct spy_frame {
 	 * a frame of __spy_arc's), and the call site in this function; 0 on every other frame */
 	uint64_t tail, tail_site; /* 64 bytes: one cache line, and a shift to index */
 };
+/* A program's handler's mark (sig-nest.c) has this tail_site when the handler interrupted code that
+ * may lie between a function's add-one count and its entry hook. */
+#define SPY_MARK_SPLIT 1u
 #define SPY_TAIL_PENDING ((uint64_t)1 << 62)
 #define SPY_TAIL_LAZY ((uint64_t)1 << 63)
 
@@ -534,11 +537,15 @@ struct spy_thread {
 	/* a program's handler runs nested on this thread (sig-nest.c): the inline code of mode arcs it
 	 * interrupted may be reading a cache entry, so __spy_arc_miss fills none meanwhile */
 	uint32_t sig_nested;
+	/* of those, the handlers that interrupted code which may lie between a function's add-one
+	 * count and its entry hook (sig-nest.c): no write holds the thread inside them (spy_park) */
+	uint32_t sig_split;
 	uint32_t stk_scans;                  /* stackmap.c: lookups of the thread's stack mapping made */
 	uint64_t stk_lo, stk_hi;             /* the mapping around its stack pointer, as last looked up */
 	uint32_t parked;                     /* held in a hook while a write reads the tables (spy_freeze) */
 	const struct spy_load_end *loads_at; /* the last move applied to its data (loads.c) */
 	uint64_t freeze_cpu;                 /* 1 + its CPU clock when a freeze found it asleep */
+	uint64_t freeze_cpu0;                /* 1 + its CPU clock when the freeze began (0: not read) */
 	struct spy_thread *spare_next;       /* fold.c: a folded thread's record, free for a new thread */
 };
 
@@ -614,12 +621,16 @@ void spy_thread_atfork_child(void);
 /*
  * A consistent read of every thread (write.c): spy_freeze() makes each other thread's next hook stop
  * after recording its call (spy_park) and waits until every live thread is held there or asleep in
- * the kernel; spy_frozen_still() says no thread that was asleep has run since (else read again);
- * spy_thaw() lets them go. Callers hold spy_lock.
+ * the kernel; spy_frozen_moved() says how many calls may have been made since by threads that were
+ * asleep or are new (at most; 0: none, the read is of one moment, else read again);
+ * spy_thaw() lets them go. Callers hold spy_lock. spy_freeze returns the number of threads it gave
+ * up waiting for (running SPY_FREEZE_WORK_NS of CPU time without reaching a hook, or not held within
+ * SPY_FREEZE_WAIT_NS): those are read as they run, and *in_flight says how many of their calls may be
+ * counted without their arc (one per level each runs at: its code, and each handler nested on it).
  */
 extern uint32_t spy_frozen; /* bit 0: threads held; bit 1: a signal waits for a hook (signals.c) */
-void spy_freeze(struct spy_thread *self);
-int spy_frozen_still(struct spy_thread *self);
+uint32_t spy_freeze(struct spy_thread *self, uint32_t *in_flight);
+uint32_t spy_frozen_moved(struct spy_thread *self);
 void spy_thaw(void);
 void spy_park(struct spy_thread *t);
 
@@ -746,6 +757,8 @@ void spy_codemap_add(const void *addr);
 void spy_codemap_drop(const void *addr);
 /* The entry of the function (or split part) of an instrumented module whose code holds pc, or 0. */
 uint64_t spy_codemap_func(uint64_t pc);
+/* pc lies in an instrumented module's code (lock-free, async-signal-safe; 1 when unsure). */
+int spy_codemap_holds(uint64_t pc);
 /* The word at addr of the thread's stack, read as data: a return-address slot of a frame that may have
  * returned, which may now lie in a redzone of the live frame holding it under AddressSanitizer (whose
  * check is left out here; without the sanitizer it is a plain load, inlined). */
@@ -1009,6 +1022,11 @@ int spy_sig_nest_action(int sig, const struct sigaction *act, struct sigaction *
 extern SPY_TLS uint64_t spy_nest_deferred;
 /* errno: the program's, which a handler delivered here finds, and which is left */
 void spy_sig_nest_release(int errno_program);
+/* The PC a signal interrupted, from its handler's third argument (0 where unknown). */
+uint64_t spy_sig_pc(const void *uc);
+/* pc, interrupted on thread t, may lie between a function's add-one count and the arc its entry hook
+ * counts: in instrumented code or in the runtime (a hook), on a thread with hooks. */
+int spy_sig_may_split(const struct spy_thread *t, uint64_t pc);
 
 /* ---- time ---- */
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -569,8 +570,13 @@ static uint64_t freeze_made;           /* records made or reused by then */
 /* Longest a thread stays held: a write that takes longer (or a program whose held thread keeps a lock
  * the writer needs, such as an instrumented malloc's) costs consistency, never a hang. */
 #define SPY_PARK_MAX_NS (10ull * 1000000000u)
-/* Longest a write waits for a thread that neither reaches a hook nor sleeps (uninstrumented work). */
-#define SPY_FREEZE_WAIT_NS (50ull * 1000000u)
+/* Longest a write waits for a thread that runs without reaching a hook (uninstrumented work), in the
+ * thread's CPU time: a thread that waits for a CPU on a busy machine is not working, and may be
+ * between a count and its hook (issue 24: 50 ms of wall time was too short at load 10). */
+#define SPY_FREEZE_WORK_NS (50ull * 1000000u)
+/* Longest a write waits for any thread, in wall time (one that waits for a CPU, one in a page fault or
+ * a disk read, a handler that sleeps). */
+#define SPY_FREEZE_WAIT_NS (2000ull * 1000000u)
 
 static void futex_wait(uint32_t *w, uint32_t v, long ns)
 {
@@ -579,20 +585,50 @@ static void futex_wait(uint32_t *w, uint32_t v, long ns)
 	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
 }
 
+/*
+ * The thread runs a program's handler that interrupted code which may lie between a function's add-one
+ * count and its entry hook (sig-nest.c): held here, it would be read with that count and not its arc.
+ * The handler's mark on the shadow stack says it still runs; without one (left by siglongjmp, its mark
+ * ended by a later hook) the thread is whole again.
+ */
+static int in_split_handler(struct spy_thread *t)
+{
+	if (!__atomic_load_n(&t->sig_split, __ATOMIC_SEQ_CST))
+		return 0;
+	for (uint32_t i = t->tables ? t->depth : 0; i > 0; i--) {
+		const struct spy_frame *f = &t->stack[i - 1];
+
+		if (f->self == GMON_CALLER_NONE && spy_key_lazy(f->sp) && f->tail_site == SPY_MARK_SPLIT)
+			return 1;
+	}
+	__atomic_store_n(&t->sig_split, 0, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 void spy_park(struct spy_thread *t)
 {
 	int saved = errno;
-	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
-
+	uint64_t t0;
+	sigset_t all, old;
 	uint32_t v;
 
+	if (in_split_handler(t)) {
+		/* held at the next hook after the handler instead (the interrupted one's or a later) */
+		__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
 	if (__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 2)
 		spy_sig_deferred(); /* returns unless this thread was left a signal */
+	/* no handler of the program runs while the thread is held, counting calls while it is read */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	t0 = spy_now_ns(CLOCK_MONOTONIC);
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
 	while (((v = __atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)) & 1) &&
 	       spy_now_ns(CLOCK_MONOTONIC) - t0 < SPY_PARK_MAX_NS)
 		futex_wait(&spy_frozen, v, 50 * 1000000L);
 	__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 }
 
@@ -631,21 +667,37 @@ static int freeze_quiet(struct spy_thread *t)
 	return t->tid == gettid() || __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST);
 }
 
-void spy_freeze(struct spy_thread *self)
+/* t has run SPY_FREEZE_WORK_NS of CPU time since the freeze began without reaching a hook. */
+static int freeze_working(struct spy_thread *t)
+{
+	uint64_t cpu = spy_thread_cpu_ns(t->tid) + 1;
+
+	if (!t->freeze_cpu0) {
+		t->freeze_cpu0 = cpu;
+		return 0;
+	}
+	return cpu - t->freeze_cpu0 >= SPY_FREEZE_WORK_NS;
+}
+
+uint32_t spy_freeze(struct spy_thread *self, uint32_t *in_flight)
 {
 	uint64_t t0 = spy_now_ns(CLOCK_MONOTONIC);
 	/* code with hooks registered: a thread's first count is followed by its first hook */
 	int hooked = (spy_plugin_modes & ~(1u << SPY_MODE_COUNT)) != 0;
 
+	*in_flight = 0;
 	if (spy_mode == SPY_MODE_COUNT) /* no hooks run: nothing to hold */
-		return;
+		return 0;
 	__atomic_or_fetch(&spy_frozen, 1u, __ATOMIC_SEQ_CST);
 	/* every thread's next hook takes the slow path, which holds it (see spy_ctl_sync's order) */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
-		if (freeze_live(t, NULL)) /* a record made live later is made stale (thread_make) */
+		if (freeze_live(t, NULL)) { /* a record made live later is made stale (thread_make) */
 			__atomic_store_n(&t->stale, 1, __ATOMIC_SEQ_CST);
+			t->freeze_cpu0 = 0;
+		}
 	for (;;) {
-		int all = 1;
+		uint32_t waiting = 0, working = 0, flight = 0, wait_flight = 0, nested;
+		int late = spy_now_ns(CLOCK_MONOTONIC) - t0 > SPY_FREEZE_WAIT_NS;
 
 		for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 			if (!freeze_live(t, self))
@@ -656,37 +708,53 @@ void spy_freeze(struct spy_thread *self)
 			/* counted, and not yet at the end of its first hook (setting up its tables, which
 			 * may sleep in a system call): its call is not recorded yet, so it is waited for */
 			if (hooked && !__atomic_load_n(&t->tables, __ATOMIC_ACQUIRE)) {
-				all = 0;
+				waiting++;
 				continue;
 			}
-			if (thread_asleep(t->tid)) {
+			/* asleep, and not in a handler that interrupted a call half recorded (sig_split,
+			 * read again after the state: it may have gone to sleep in one meanwhile) */
+			if (!__atomic_load_n(&t->sig_split, __ATOMIC_SEQ_CST) && thread_asleep(t->tid) &&
+			    !__atomic_load_n(&t->sig_split, __ATOMIC_SEQ_CST)) {
 				t->freeze_cpu = spy_thread_cpu_ns(t->tid) + 1; /* 0: not asleep */
 				continue;
 			}
-			all = 0;
+			/* a thread not held may be between a count and its hook at each level it runs
+			 * at: its own code, and each handler of the program's nested on it */
+			nested = __atomic_load_n(&t->sig_nested, __ATOMIC_RELAXED);
+			if (freeze_working(t))
+				working++, flight += 1 + nested; /* not waited for */
+			else
+				waiting++, wait_flight += 1 + nested;
 		}
-		if (all || spy_now_ns(CLOCK_MONOTONIC) - t0 > SPY_FREEZE_WAIT_NS) {
+		if (!waiting || late) {
 			freeze_head = __atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST);
 			freeze_made = __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST);
-			return;
+			*in_flight = flight + wait_flight;
+			return waiting + working;
 		}
 		sched_yield();
 	}
 }
 
-int spy_frozen_still(struct spy_thread *self)
+uint32_t spy_frozen_moved(struct spy_thread *self)
 {
+	uint32_t moved = 0;
+	uint64_t made;
+
 	if (!(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST) & 1))
-		return 1;
-	/* a thread that made its record since (its first count) may have counted before it was held */
-	if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head ||
-	    __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST) != freeze_made)
 		return 0;
+	/* a thread that made its record since (its first count) may have counted before it was held */
+	made = __atomic_load_n(&threads_made, __ATOMIC_SEQ_CST) - freeze_made;
+	if (made)
+		moved += (uint32_t)made;
+	else if (__atomic_load_n(&spy_threads, __ATOMIC_SEQ_CST) != freeze_head)
+		moved++;
+	/* one that was asleep and has run since: a call at each level it ran at (as spy_freeze's) */
 	for (struct spy_thread *t = __atomic_load_n(&spy_threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (freeze_live(t, self) && t->freeze_cpu && t->tid != gettid() &&
 		    spy_thread_cpu_ns(t->tid) + 1 != t->freeze_cpu)
-			return 0;
-	return 1;
+			moved += 1 + __atomic_load_n(&t->sig_nested, __ATOMIC_RELAXED);
+	return moved;
 }
 
 void spy_thaw(void)

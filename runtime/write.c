@@ -667,7 +667,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 				p->tail_sites[o++] = p->tail_sites[i];
 		p->ntail_sites = o;
 	}
-	p->counters = calloc(13, sizeof(*p->counters));
+	/* and threads_unheld, calls_in_flight (write_profile) */
+	p->counters = calloc(15, sizeof(*p->counters));
 	if (p->counters) {
 		add_counter(p, "threads", p->nthreads);
 		add_counter(p, "units", nunits);
@@ -771,6 +772,22 @@ static int write_quietly(const char *path, const void *buf, size_t len, unsigned
 
 static int write_profile(const char *path, int final);
 
+/* Every add-one count of every thread, summed (CALLS_UNKNOWN when out of memory). */
+#define CALLS_UNKNOWN (UINT64_MAX / 2)
+static uint64_t calls_total(void)
+{
+	uint32_t n = spy_nslots;
+	uint64_t *c = calloc(n ? n : 1, sizeof(*c)), sum = 0;
+
+	if (!c)
+		return CALLS_UNKNOWN;
+	spy_counts_total(c, n);
+	for (uint32_t i = 0; i < n; i++)
+		sum += c[i];
+	free(c);
+	return sum;
+}
+
 /* The program's errno when this thread's write began: what a handler of the program's that landed in
  * the write finds when it runs (spy_sig_nest_release). */
 static SPY_TLS int write_errno;
@@ -864,7 +881,8 @@ static int write_profile(const char *path, int final)
 	unsigned flags = path || spy_cfg.out_named ? GMON_WRITE_NAMED : 0;
 	char pbuf[PATH_MAX], err[512];
 	uint64_t open_frames = 0, hz;
-	uint32_t tsc_flags = 0;
+	uint32_t tsc_flags = 0, unheld = 0, in_flight = 0, moved = 0;
+	uint64_t ran = 0;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc, busy = 0;
@@ -904,14 +922,25 @@ static int write_profile(const char *path, int final)
 	/*
 	 * Every other thread is held at its next hook (or found asleep) before anything is read, so the
 	 * add-one counts and the arcs are of the same moment; a sleeping thread that woke during the
-	 * read makes it start over (twice at most).
+	 * read makes it start over (twice at most). The threads the freeze could not hold are said in the
+	 * file (threads_unheld), with how many calls may be counted without their arc or the other way
+	 * round (calls_in_flight, at most): one at each level a thread not held ran at when the freeze
+	 * gave up on it, every call counted from the freeze's start to the read's end (they ran on
+	 * through it), one at each level of a thread that was asleep or new and ran during the read.
 	 */
 	for (int tries = 0;; tries++) {
-		uint64_t of = open_frames;
+		uint64_t of = open_frames, c0 = calls_total();
 
-		spy_freeze(me);
+		ran = 0;
+		unheld = spy_freeze(me, &in_flight);
 		rc = build(&p, final, &of, hz, tsc_flags);
-		if (tries == 2 || spy_frozen_still(me)) {
+		moved = spy_frozen_moved(me);
+		if (unheld) {
+			uint64_t c1 = calls_total();
+
+			ran = c0 == CALLS_UNKNOWN || c1 == CALLS_UNKNOWN || c1 < c0 ? CALLS_UNKNOWN : c1 - c0;
+		}
+		if (tries == 2 || !moved) {
 			open_frames = of;
 			break;
 		}
@@ -919,6 +948,10 @@ static int write_profile(const char *path, int final)
 		gmon_profile_init(&p);
 	}
 	spy_thaw();
+	if ((unheld || moved) && p.counters) {
+		add_counter(&p, "threads_unheld", unheld);
+		add_counter(&p, "calls_in_flight", (uint64_t)in_flight + moved + ran);
+	}
 	pthread_mutex_unlock(&spy_lock);
 	spy_samp_quiet--;
 	if (real)

@@ -251,8 +251,9 @@ static uint32_t free_module_id(const struct gmon_profile *p, uint32_t *maxid)
  * plugin built) stay the first profile's. A counter only q has is added. */
 static void merge_counters(struct gmon_profile *p, const struct gmon_profile *q)
 {
-	static const char *const summed[] = { "threads", "threads_folded", "open_frames",
-					      "threads_without_tables" };
+	static const char *const summed[] = { "threads",        "threads_folded",
+					      "open_frames",    "threads_without_tables",
+					      "threads_unheld", "calls_in_flight" };
 	for (uint32_t i = 0; i < q->ncounters; i++) {
 		const struct gmon_counter *c = &q->counters[i];
 		uint32_t j;
