@@ -6,6 +6,7 @@
 
 #include "esc.h"
 #include "prof.h"
+#include "sorted.h"
 
 /* Big arrays (arcs, their hash and lists) are touched all over: on transparent huge pages they
  * take a fault per 2 MiB instead of one per 4 KiB, and fewer TLB misses. Only a hint: where the
@@ -246,27 +247,13 @@ void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 
 uint32_t prof_at(const struct prof *p, uint64_t a)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_lower(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), a);
 	return lo < p->nsyms && p->items[lo].addr == a ? (uint32_t)lo : PROF_NONE;
 }
 
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), pc);
 	if (lo == 0)
 		return PROF_NONE;
 	const struct prof_func *f = &p->items[lo - 1];

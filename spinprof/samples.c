@@ -6,6 +6,7 @@
 
 #include "modsym.h"
 #include "samples.h"
+#include "sorted.h"
 
 #define SP_NONE UINT32_MAX
 
@@ -66,14 +67,7 @@ static uint32_t proc_add(struct sp_model *m, uint64_t key, const char *name, uns
 /* The profile's function (real ones, sorted by address) with the largest address <= a. */
 static uint32_t prof_floor(const struct prof *p, uint64_t a)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), a);
 	return lo ? (uint32_t)(lo - 1) : SP_NONE;
 }
 

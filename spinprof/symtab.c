@@ -15,6 +15,7 @@
 #include "linkmap.h"
 #include "prof.h"
 #include "symtab.h"
+#include "sorted.h"
 
 int symtab_is_elf(const char *path)
 {
@@ -402,14 +403,7 @@ int symtab_load_module(struct symtab *t, const struct gmon_module *m)
 
 const struct symtab_sym *symtab_at(const struct symtab *t, uint64_t fa)
 {
-	size_t lo = 0, hi = t->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->items[mid].addr <= fa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(t->items, t->nr, sizeof(*t->items), offsetof(struct symtab_sym, addr), fa);
 	const struct symtab_sym *y = lo > 0 ? &t->items[lo - 1] : NULL;
 	return y && fa < y->end && (!y->sec_end || fa < y->sec_end) ? y : NULL;
 }
@@ -517,14 +511,8 @@ int symtab_add_lines(struct symtab *t)
 			is_static = pstatic;
 		} else {
 			/* the function holding a, among the functions (sorted) */
-			size_t lo = 0, n = nfuncs;
-			while (lo < n) {
-				size_t mid = lo + (n - lo) / 2;
-				if (t->items[mid].addr <= a)
-					lo = mid + 1;
-				else
-					n = mid;
-			}
+			size_t lo = sorted_upper(t->items, nfuncs, sizeof(*t->items),
+						 offsetof(struct symtab_sym, addr), a);
 			if (lo > 0 && a < t->items[lo - 1].end)
 				is_static = t->items[lo - 1].is_static;
 		}
