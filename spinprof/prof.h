@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "gmon-format.h"
+#include "u64map.h"
 
 #define PROF_NONE UINT32_MAX
 
@@ -150,8 +151,7 @@ struct prof {
 	size_t nr, alloc, nsyms, ncycles;
 	struct prof_arc *arcs;
 	size_t narcs, arcs_alloc;
-	uint32_t *arc_hash; /* open addressing: (parent, child, arc index + 1) per slot */
-	size_t arc_hash_size;
+	struct u64map arc_map; /* parent << 32 | child to the arc's index; empty: to be built from arcs */
 	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
 	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
 	/* spy: functions of other names at an address an earlier one had (loads of different modules

@@ -1,4 +1,4 @@
-/* unit: spinprof/prof.c spinprof/esc.c common/gmon-io.c */
+/* unit: spinprof/prof.c spinprof/u64map.c spinprof/esc.c common/gmon-io.c */
 /* prof_sort_keyed, the index sort of the big orders (the call graph's index order, the flat profile,
  * the index by name), and prof_sort_keyed_r (a cycle's members), against qsort and qsort_r with the
  * same comparison, their reference: random doubles with many ties, -0.0 beside 0.0, infinities,
