@@ -177,7 +177,7 @@ uint64_t prof_key_str(const char *s)
 	return k;
 }
 
-/* prof_sort_keyed's radix sort: idx and keys in increasing key order (ties in no given order) */
+/* prof_sort_keyed_r's radix sort: idx and keys in increasing key order (ties in no given order) */
 static void radix_pairs(uint32_t *idx, uint64_t *keys, size_t n)
 {
 	/* a least significant digit radix sort of (key, index) pairs, a byte a pass; the passes in
@@ -223,21 +223,11 @@ static size_t key_run(const uint64_t *keys, size_t n, size_t j)
 	return e;
 }
 
-void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
-{
-	radix_pairs(idx, keys, n);
-	/* the ties in the comparison's own order */
-	for (size_t j = 0, e; j < n; j = e) {
-		e = key_run(keys, n, j);
-		if (e - j > 1)
-			qsort(idx + j, e - j, sizeof(uint32_t), cmp);
-	}
-}
-
 void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 		       int (*cmp)(const void *, const void *, void *), void *arg)
 {
 	radix_pairs(idx, keys, n);
+	/* the ties in the comparison's own order */
 	for (size_t j = 0, e; j < n; j = e) {
 		e = key_run(keys, n, j);
 		if (e - j > 1)

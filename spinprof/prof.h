@@ -210,12 +210,11 @@ int prof_ctr_col(const struct prof *p, const char *name);
 double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
-/* Sort idx[0..n) as qsort(idx, n, sizeof(uint32_t), cmp) would, when cmp orders first by a key that
- * keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every time,
- * as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is left
- * sorted. For a big index order that qsort spent most of its time calling cmp on. */
-void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *));
-/* The same with qsort_r's comparison (no global: the call graph is printed by two threads). */
+/* Sort idx[0..n) as qsort_r(idx, n, sizeof(uint32_t), cmp, arg) would, when cmp orders first by a key
+ * that keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every
+ * time, as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is
+ * left sorted. For a big index order that qsort spent most of its time calling cmp on. The comparison
+ * takes its data by arg, never from a global: the call graph is printed by two threads. */
 void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 		       int (*cmp)(const void *, const void *, void *), void *arg);
 /* Keys for it: a double (not NaN) ascending as an unsigned number (~ of it: descending), and the first

@@ -2,6 +2,7 @@
  * reports number and name the same functions), source lines and demangling through libbfd. */
 #define PACKAGE "spinprof"
 #define PACKAGE_VERSION "0.1"
+#define _GNU_SOURCE /* qsort_r */
 #include <bfd.h>
 #include <ctype.h>
 #include <errno.h>
@@ -14,8 +15,8 @@
 
 #include "linkmap.h"
 #include "prof.h"
-#include "symtab.h"
 #include "sorted.h"
+#include "symtab.h"
 
 int symtab_is_elf(const char *path)
 {
@@ -230,12 +231,12 @@ static size_t cold_base(const char *name)
 	return 0;
 }
 
-static const struct symtab *name_order_t;
-
-static int name_order_cmp(const void *a, const void *b)
+/* the symbols of the table (arg) by name */
+static int name_order_cmp(const void *a, const void *b, void *arg)
 {
-	const struct symtab_sym *x = &name_order_t->items[*(const uint32_t *)a];
-	const struct symtab_sym *y = &name_order_t->items[*(const uint32_t *)b];
+	const struct symtab *t = arg;
+	const struct symtab_sym *x = &t->items[*(const uint32_t *)a];
+	const struct symtab_sym *y = &t->items[*(const uint32_t *)b];
 	return strcmp(x->name, y->name);
 }
 
@@ -248,8 +249,7 @@ static void find_owners(struct symtab *t)
 	size_t n = 0;
 	for (size_t i = 0; i < t->nr; i++)
 		by_name[n++] = (uint32_t)i;
-	name_order_t = t;
-	qsort(by_name, n, sizeof(uint32_t), name_order_cmp);
+	qsort_r(by_name, n, sizeof(uint32_t), name_order_cmp, t);
 	for (size_t i = 0; i < t->nr; i++) {
 		struct symtab_sym *y = &t->items[i];
 		size_t len = cold_base(y->name);
