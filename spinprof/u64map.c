@@ -29,24 +29,9 @@ static void rehash(struct u64map *m, size_t size)
 	free(old.slots);
 }
 
-void u64map_reserve(struct u64map *m, size_t n)
+void u64map_grow(struct u64map *m, size_t n)
 {
-	if ((n + 1) * 2 > m->size)
-		rehash(m, size_for(n));
-}
-
-struct u64map_slot *u64map_add(struct u64map *m, uint64_t key, int *added)
-{
-	u64map_reserve(m, m->n + 1);
-	struct u64map_slot *s = u64map_slot(m, key);
-	*added = !s->used;
-	if (!s->used) {
-		s->used = 1;
-		s->key = key;
-		s->val = 0;
-		m->n++;
-	}
-	return s;
+	rehash(m, size_for(n));
 }
 
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val)

@@ -65,11 +65,30 @@ static inline uint32_t u64map_get(const struct u64map *m, uint64_t key, uint32_t
 	return s->used ? s->val : none;
 }
 
+/* Grow m to room for n keys (u64map_reserve's slow path). */
+void u64map_grow(struct u64map *m, size_t n);
+
 /* Room for n keys in all without growing. */
-void u64map_reserve(struct u64map *m, size_t n);
+static inline void u64map_reserve(struct u64map *m, size_t n)
+{
+	if ((n + 1) * 2 > m->size)
+		u64map_grow(m, n);
+}
 
 /* key's slot, added (its value 0, *added 1) when key was not in m; valid until m next grows. */
-struct u64map_slot *u64map_add(struct u64map *m, uint64_t key, int *added);
+static inline struct u64map_slot *u64map_add(struct u64map *m, uint64_t key, int *added)
+{
+	u64map_reserve(m, m->n + 1);
+	struct u64map_slot *s = u64map_slot(m, key);
+	*added = !s->used;
+	if (!s->used) {
+		s->used = 1;
+		s->key = key;
+		s->val = 0;
+		m->n++;
+	}
+	return s;
+}
 
 /* Set key's value (added, or replaced). */
 void u64map_put(struct u64map *m, uint64_t key, uint32_t val);
