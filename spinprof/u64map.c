@@ -18,6 +18,7 @@ static void rehash(struct u64map *m, size_t size)
 	struct u64map old = *m;
 	m->slots = xcalloc(size, sizeof(*m->slots));
 	m->size = size;
+	m->shift = 64 - (unsigned)__builtin_ctzll(size);
 	/* each at the end of its probe: a key held twice stays twice */
 	for (size_t i = 0; i < old.size; i++)
 		if (old.slots[i].used) {
@@ -47,6 +48,7 @@ void u64map_reset(struct u64map *m, size_t n)
 		free(m->slots);
 		m->slots = xcalloc(size, sizeof(*m->slots));
 		m->size = size;
+		m->shift = 64 - (unsigned)__builtin_ctzll(size);
 	} else {
 		memset(m->slots, 0, size * sizeof(*m->slots));
 	}
@@ -58,4 +60,5 @@ void u64map_release(struct u64map *m)
 	free(m->slots);
 	m->slots = NULL;
 	m->size = m->n = 0;
+	m->shift = 0;
 }

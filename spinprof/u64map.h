@@ -16,21 +16,24 @@ struct u64map_slot {
 
 struct u64map {
 	struct u64map_slot *slots;
-	size_t size; /* a power of two, or 0 */
-	size_t n;    /* slots used */
+	size_t size;    /* a power of two, or 0 */
+	size_t n;       /* slots used */
+	unsigned shift; /* 64 - log2(size): a key's first slot is the top bits of its product */
 };
 
-#define U64MAP_INIT        \
-	{                  \
-		NULL, 0, 0 \
+#define U64MAP_INIT           \
+	{                     \
+		NULL, 0, 0, 0 \
 	}
 
-/* The first slot of key's probe (size must not be 0); the probe goes on at u64map_step until an
- * unused slot. A map whose keys are hashes of larger ones (samples.c's edges) may hold one key more
- * than once: u64map_claim adds it at the end of its probe, and the probe meets each. */
+/* The first slot of key's probe (size must not be 0): Fibonacci hashing, the top bits of the key
+ * times 2^64 / phi, which every bit of the key moves (keys that differ only in their high bits, as
+ * arc pairs of one callee do, spread as well as addresses). The probe goes on at u64map_step until
+ * an unused slot. A map whose keys are hashes of larger ones (samples.c's edges) may hold one key
+ * more than once: u64map_claim adds it at the end of its probe, and the probe meets each. */
 static inline size_t u64map_first(const struct u64map *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (m->size - 1);
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
 }
 
 static inline size_t u64map_step(const struct u64map *m, size_t s)

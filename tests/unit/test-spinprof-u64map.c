@@ -1,10 +1,11 @@
 /* unit: spinprof/u64map.c spinprof/prof.c spinprof/esc.c common/gmon-io.c */
 /* u64map, the analyser's one hash map (read-spy.c's function addresses, samples.c's procedures and
  * edges, prof.c's arcs), against a plain array searched from end to end: keys of every shape (0,
- * UINT64_MAX, addresses 16 bytes apart, keys equal in their low 44 bits, so in the bits the hash
- * keeps first, and arc pairs parent << 32 | child), values replaced, absent keys, growth from empty
- * and after u64map_reserve and u64map_reset; a key claimed twice (samples.c's edges) is met twice by
- * its probe, before and after the map grows; at most half the slots are ever used. */
+ * UINT64_MAX, addresses 16 bytes apart, keys equal in their low 44 bits, arc pairs parent << 32 |
+ * child), no probe longer than 200 slots (a hash of the low bits alone puts keys equal in them in one
+ * run), values replaced, absent keys, growth from empty and after u64map_reserve and u64map_reset; a
+ * key claimed twice (samples.c's edges) is met twice by its probe, before and after the map grows; at
+ * most half the slots are ever used. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,8 +51,22 @@ static uint32_t ref_get(const uint64_t *ks, const uint32_t *vs, size_t n, uint64
 	return none;
 }
 
+/* the longest probe: how far a used slot lies past its key's first slot */
+static size_t max_probe(const struct u64map *m)
+{
+	size_t most = 0;
+	for (size_t s = 0; s < m->size; s++)
+		if (m->slots[s].used) {
+			size_t d = (s - u64map_first(m, m->slots[s].key)) & (m->size - 1);
+			most = d > most ? d : most;
+		}
+	return most;
+}
+
 static void check_all(const struct u64map *m, const uint64_t *ks, const uint32_t *vs, size_t n)
 {
+	/* every shape spreads: a hash of the low bits alone put all of shape 1 in one run (70000 long) */
+	assert_true(max_probe(m) <= 200);
 	assert_int_equal(m->n, n);
 	assert_true(m->size == 0 || (m->size & (m->size - 1)) == 0);
 	assert_true(2 * m->n < m->size || m->size == 0);
