@@ -15,15 +15,13 @@
 #include <cmocka.h>
 
 #include "sorted.h"
+#include "xorshift.h"
 
 static uint64_t rng = 0x13198a2e03707344ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 struct rec {

@@ -16,15 +16,13 @@
 #include <cmocka.h>
 
 #include "u64map.h"
+#include "xorshift.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* key number i of a shape */
