@@ -1,5 +1,6 @@
 /* Dominators (Cooper, Harvey and Kennedy, iterative: a 100 000-deep call chain needs no deep C
  * stack) and the layout of the dominator tree that the Spy report prints. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,13 +190,13 @@ static uint32_t *components(const struct dom_graph *g)
 	return comp;
 }
 
-static const double *sort_weight;
-
-static int by_weight(const void *a, const void *b)
+/* by weight (arg), heaviest first, then by index */
+static int by_weight(const void *a, const void *b, void *arg)
 {
+	const double *w = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (sort_weight[x] != sort_weight[y])
-		return sort_weight[x] > sort_weight[y] ? -1 : 1;
+	if (w[x] != w[y])
+		return w[x] > w[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
@@ -333,7 +334,6 @@ size_t dom_layout(const struct dom_graph *g, const uint32_t *idom, const double 
 	uint32_t *sib = xcalloc(nn, sizeof(uint32_t)), *bfs = xmalloc((g->succ0[n] + nn) * sizeof(uint32_t));
 	uint32_t *comp = components(g);
 	uint32_t *nk = xcalloc(nn, sizeof(uint32_t)), *posn = xcalloc(nn, sizeof(uint32_t)), stamp = 0;
-	sort_weight = weight;
 	for (uint32_t i = 0; i < cnt; i++) {
 		uint32_t v = order[i];
 		if (!need[v])
@@ -343,7 +343,7 @@ size_t dom_layout(const struct dom_graph *g, const uint32_t *idom, const double 
 			if (need[kid[k]])
 				kid[j++] = kid[k];
 		nk[v] = j - c0[v];
-		qsort(kid + c0[v], nk[v], sizeof(uint32_t), by_weight);
+		qsort_r(kid + c0[v], nk[v], sizeof(uint32_t), by_weight, (void *)weight);
 		if (nk[v] > 1)
 			split_sets(g, v, kid + c0[v], nk[v], pre, size, comp, set, budget, mark, &stamp, sib,
 				   bfs);

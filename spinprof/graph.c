@@ -1,6 +1,7 @@
 /* The call graph's analysis: arc lists, cycles found by gprof's depth-first search made an
  * iterative path-based SCC (deep graphs cannot overflow the stack), numbered as gprof numbers them, then time: gprof's propagation over
  * the condensed DAG, or the measured cycles of a spy time profile; finally gprof's index order. */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -577,13 +578,12 @@ struct tkey {
 	int cyc, under;
 };
 
-static const struct tkey *sort_keys;
-
 /* gprof's cmp_total, then (our addition) address order */
-static int cmp_total_idx(const void *a, const void *b)
+static int cmp_total_idx(const void *a, const void *b, void *arg)
 {
+	const struct tkey *keys = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct tkey *l = &sort_keys[x], *r = &sort_keys[y];
+	const struct tkey *l = &keys[x], *r = &keys[y];
 	double diff = l->total - r->total;
 	if (diff < 0.0)
 		return 1;
@@ -680,11 +680,10 @@ void graph_analyse(struct prof *p)
 		nan |= isnan(keys[i].total);
 		rk[i] = ~prof_key_up(keys[i].total); /* total time decreasing */
 	}
-	sort_keys = keys;
 	if (nan)
-		qsort(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx);
+		qsort_r(p->time_order, p->nr, sizeof(uint32_t), cmp_total_idx, keys);
 	else
-		prof_sort_keyed(p->time_order, rk, p->nr, cmp_total_idx);
+		prof_sort_keyed_r(p->time_order, rk, p->nr, cmp_total_idx, keys);
 	free(rk);
 	free(keys);
 	for (size_t i = 0; i < p->nr; i++)

@@ -8,32 +8,13 @@
 
 #include "linkmap.h"
 #include "prof.h"
+#include "sorted.h"
 
-static int ent_cmp(const struct linkmap_ent *a, const struct linkmap_ent *b)
+/* By function name, in a stable sort (sorted.h): glibc's qsort, which gprof uses, is one. */
+static int ent_cmp(const void *a, const void *b, void *arg)
 {
-	return strcmp(a->func, b->func);
-}
-
-/* A stable merge sort by function name: glibc's qsort, which gprof uses, is one. */
-static void sort_ents(struct linkmap_ent *a, size_t n)
-{
-	if (n < 2)
-		return;
-	struct linkmap_ent *tmp = xmalloc(n * sizeof(*tmp));
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi)
-				tmp[k++] = ent_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
-			while (i < mid)
-				tmp[k++] = a[i++];
-			while (j < hi)
-				tmp[k++] = a[j++];
-		}
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-	free(tmp);
+	(void)arg;
+	return strcmp(((const struct linkmap_ent *)a)->func, ((const struct linkmap_ent *)b)->func);
 }
 
 int linkmap_read(struct linkmap *m, const char *path, char *err, size_t errsz)
@@ -84,7 +65,7 @@ int linkmap_read(struct linkmap *m, const char *path, char *err, size_t errsz)
 		snprintf(err, errsz, "read error");
 		return -1;
 	}
-	sort_ents(m->items, m->nr);
+	sort_stable(m->items, m->nr, sizeof(*m->items), ent_cmp, NULL);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "modsym.h"
 #include "prof.h"
+#include "sorted.h"
 
 /* One PLT entry [addr, end) (file addresses) and its name, "memcpy@plt". */
 struct modsym_plt {
@@ -143,14 +144,7 @@ static int plt_rank(const GElf_Sym *y)
  * offered of the best rank stays). */
 static void plt_offer(struct plt_want *w, size_t nw, uint64_t value, int rank, const char *name)
 {
-	size_t lo = 0, hi = nw;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w[mid].addend < value)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_lower(w, nw, sizeof(*w), offsetof(struct plt_want, addend), value);
 	for (; rank && name && name[0] && lo < nw && w[lo].addend == value; lo++)
 		if (rank > w[lo].rank) {
 			w[lo].rank = rank;
@@ -234,14 +228,8 @@ static void plt_load(struct modsym *s, Elf *elf)
 		for (size_t off = 0; off + es <= d->d_size; off += es) {
 			uint64_t addr = sh.sh_addr + off;
 			uint64_t slot = plt_slot((const unsigned char *)d->d_buf + off, es, addr);
-			size_t lo = 0, hi = nrel;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (rels[mid].slot < slot)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo =
+				sorted_lower(rels, nrel, sizeof(*rels), offsetof(struct plt_rel, slot), slot);
 			if (!slot || lo == nrel || rels[lo].slot != slot)
 				continue;
 			const struct plt_rel *r = &rels[lo];
@@ -326,14 +314,7 @@ void modsym_close(struct modsym *s)
 const char *modsym_func(struct modsym *s, uint64_t a, uint64_t *start)
 {
 	/* the PLT first: libdwfl may give the nearest symbol below an entry */
-	size_t lo = 0, hi = s->nplt;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->plt[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(s->plt, s->nplt, sizeof(*s->plt), offsetof(struct modsym_plt, addr), a);
 	if (lo > 0 && a < s->plt[lo - 1].end) {
 		*start = s->plt[lo - 1].addr;
 		return s->plt[lo - 1].name;

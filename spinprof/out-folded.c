@@ -1,19 +1,19 @@
 /* spinprof --format=folded: one line per distinct stack, "root;...;leaf WEIGHT", Brendan Gregg's
  * stackcollapse format, from the Spy model's sampled stacks (sp_model_build_paths); sorted by the
  * frames' names, as flamegraph.pl and the other flame graph tools take them. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
 #include "esc.h"
 #include "out-folded.h"
 
-/* the comparator's data (ties go by the stacks' order, so the sort is stable) */
-static const struct fold *cmp_fo;
-
-static int path_cmp(const void *a, const void *b)
+/* by the stacks' names (arg: the fold), ties by the stacks' order, so the sort is stable */
+static int path_cmp(const void *a, const void *b, void *arg)
 {
+	const struct fold *fo = arg;
 	const struct fold_stack *x = a, *y = b;
-	const char *const *nx = cmp_fo->names + x->at, *const *ny = cmp_fo->names + y->at;
+	const char *const *nx = fo->names + x->at, *const *ny = fo->names + y->at;
 	uint32_t d = x->depth < y->depth ? x->depth : y->depth;
 	for (uint32_t i = 0; i < d; i++) {
 		int c = strcmp(nx[i], ny[i]);
@@ -87,8 +87,7 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 			fo->mods[at++] = pr->module >= 0 ? pr->module : FOLD_NOMOD;
 		}
 	}
-	cmp_fo = fo;
-	qsort(fo->stacks, m->npaths, sizeof(*fo->stacks), path_cmp);
+	qsort_r(fo->stacks, m->npaths, sizeof(*fo->stacks), path_cmp, fo);
 	size_t n = 0;
 	for (size_t i = 0; i < m->npaths; i++) {
 		if (n && same(fo, &fo->stacks[n - 1], &fo->stacks[i]))

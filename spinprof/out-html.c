@@ -5,6 +5,7 @@
  * tests: page.html#click=NAME clicks NAME's link in the flat profile, #zoom=NAME zooms the flame
  * graph on NAME, #search=REGEX searches it, #sort=COLUMN sorts the flat profile; each writes what it
  * then shows into <pre id="selftest">. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,14 +43,12 @@ static void fn_link(FILE *f, const struct prof *p, uint32_t k)
 	fputs("</a>", f);
 }
 
-static const struct prof *sort_p;
-
-/* by self time, heaviest first, then by name: gprof's order */
-static int self_cmp(const void *a, const void *b)
+/* by self time, heaviest first, then by name: gprof's order (arg: the profile) */
+static int self_cmp(const void *a, const void *b, void *arg)
 {
-	const struct prof_func *x = &sort_p->items[*(const uint32_t *)a],
-			       *y = &sort_p->items[*(const uint32_t *)b];
-	double sx = self_of(sort_p, x), sy = self_of(sort_p, y);
+	const struct prof *p = arg;
+	const struct prof_func *x = &p->items[*(const uint32_t *)a], *y = &p->items[*(const uint32_t *)b];
+	double sx = self_of(p, x), sy = self_of(p, y);
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
 	return strcmp(prof_key(x), prof_key(y));
@@ -62,8 +61,7 @@ static void flat(FILE *f, const struct prof *p, unsigned flags)
 	for (uint32_t k = 0; k < p->nsyms; k++)
 		if (listed(p, &p->items[k], flags))
 			order[n++] = k;
-	sort_p = p;
-	qsort(order, n, sizeof(uint32_t), self_cmp);
+	qsort_r(order, n, sizeof(uint32_t), self_cmp, (void *)p);
 	double hz = p->hz > 0 ? p->hz : 1, all = p->total_time > 0 ? p->total_time : 0;
 	fputs("<h2 id=\"flat\">Flat profile</h2>\n"
 	      "<p>Click a column's heading to sort by it (again: the other way); a name to see its "

@@ -117,13 +117,12 @@ struct fkey {
 	uint64_t addr;
 };
 
-static const struct fkey *sort_keys;
-
 /* gprof's cmp_time (t: self time, c: calls), then address */
-static int cmp_time(const void *a, const void *b)
+static int cmp_time(const void *a, const void *b, void *arg)
 {
-	const struct fkey *l = &sort_keys[*(const uint32_t *)a];
-	const struct fkey *r = &sort_keys[*(const uint32_t *)b];
+	const struct fkey *keys = arg;
+	const struct fkey *l = &keys[*(const uint32_t *)a];
+	const struct fkey *r = &keys[*(const uint32_t *)b];
 	double diff = r->t - l->t;
 	if (diff > 0.0)
 		return 1;
@@ -343,11 +342,10 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 		nan |= isnan(s->time);
 		rk[i] = ~prof_key_up(s->time); /* self time decreasing */
 	}
-	sort_keys = keys;
 	if (nan)
-		qsort(order, p->nsyms, sizeof(uint32_t), cmp_time);
+		qsort_r(order, p->nsyms, sizeof(uint32_t), cmp_time, keys);
 	else
-		prof_sort_keyed(order, rk, p->nsyms, cmp_time);
+		prof_sort_keyed_r(order, rk, p->nsyms, cmp_time, keys);
 	free(rk);
 	free(keys);
 	size_t log_scale = 0;
@@ -977,10 +975,11 @@ void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *firs
 	}
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b, void *arg)
 {
-	const struct fkey *l = &sort_keys[*(const uint32_t *)a];
-	const struct fkey *r = &sort_keys[*(const uint32_t *)b];
+	const struct fkey *keys = arg;
+	const struct fkey *l = &keys[*(const uint32_t *)a];
+	const struct fkey *r = &keys[*(const uint32_t *)b];
 	int c = strcmp(l->name, r->name);
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
@@ -1003,8 +1002,7 @@ void print_index(FILE *f, struct prof *p, const struct print_opts *po)
 		keys[i] = (struct fkey){ 0, 0, prof_key(&p->items[i]), p->items[i].addr };
 	for (size_t k = 0; k < nnames; k++)
 		rk[k] = prof_key_str(keys[names[k]].name);
-	sort_keys = keys;
-	prof_sort_keyed(names, rk, nnames, cmp_name);
+	prof_sort_keyed_r(names, rk, nnames, cmp_name, keys);
 	free(rk);
 	free(keys);
 	size_t todo = nnames;

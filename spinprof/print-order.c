@@ -8,6 +8,7 @@
 #include "esc.h"
 #include "linkmap.h"
 #include "print-order.h"
+#include "sorted.h"
 #include "symspec.h"
 
 /* The placement's state: per node (p's functions, then gprof's symspec copies) its chain neighbours,
@@ -25,27 +26,18 @@ struct order {
 	uint64_t *nuses;
 };
 
-/* Stable sort of arc indices by count, most first (glibc's qsort is a merge sort: ties keep their
- * order, which gprof's output depends on). */
+/* Arc indices by count, most first, in a stable sort (sorted.h: glibc's qsort is a merge sort, ties
+ * keep their order, which gprof's output depends on). */
+static int arc_count_cmp(const void *a, const void *b, void *arg)
+{
+	const struct prof_arc *arcs = arg;
+	uint64_t x = arcs[*(const uint32_t *)a].count, y = arcs[*(const uint32_t *)b].count;
+	return x > y ? -1 : x < y;
+}
+
 static void sort_arcs(const struct prof_arc *arcs, uint32_t *a, size_t n)
 {
-	if (n < 2)
-		return;
-	uint32_t *tmp = xmalloc(n * sizeof(*tmp));
-	for (size_t w = 1; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi)
-				tmp[k++] = arcs[a[j]].count > arcs[a[i]].count ? a[j++] : a[i++];
-			while (i < mid)
-				tmp[k++] = a[i++];
-			while (j < hi)
-				tmp[k++] = a[j++];
-		}
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-	free(tmp);
+	sort_stable(a, n, sizeof(*a), arc_count_cmp, (void *)arcs);
 }
 
 static void put_name(struct order *o, uint32_t fn)

@@ -1,6 +1,7 @@
 /* The Spy report (Cedar's Spy, SPIN's PC listing, Multics' segment meters): a header, the threads,
  * the procedures indented under their immediate dominators in disjoint sets, the highly active
  * procedures by source line, the PC listings and the modules. */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,22 +206,21 @@ static void threads(const struct out *u)
 	free(ord);
 }
 
-static const double *listing_w;
-
-static int listing_cmp(const void *a, const void *b)
+/* by weight (arg), heaviest first, then by index */
+static int listing_cmp(const void *a, const void *b, void *arg)
 {
+	const double *w = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (listing_w[x] != listing_w[y])
-		return listing_w[x] > listing_w[y] ? -1 : 1;
+	if (w[x] != w[y])
+		return w[x] > w[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
-static const struct sp_model *sort_m;
-
-static int edge_cmp(const void *a, const void *b)
+/* the model's (arg) edges by caller, then call site (none last), then callee */
+static int edge_cmp(const void *a, const void *b, void *arg)
 {
-	const struct sp_edge *x = &sort_m->edges[*(const uint32_t *)a],
-			     *y = &sort_m->edges[*(const uint32_t *)b];
+	const struct sp_model *m = arg;
+	const struct sp_edge *x = &m->edges[*(const uint32_t *)a], *y = &m->edges[*(const uint32_t *)b];
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	if ((x->site == 0) != (y->site == 0))
@@ -283,8 +283,7 @@ size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **r
 	}
 	for (uint32_t v = 0; v < n; v++)
 		order[v] = v;
-	listing_w = w;
-	qsort(order, n, sizeof(uint32_t), listing_cmp);
+	qsort_r(order, n, sizeof(uint32_t), listing_cmp, w);
 	struct dom_graph g;
 	dom_graph_build(&g, n, ed, ne, order);
 	free(ed);
@@ -307,7 +306,6 @@ static void tree(struct out *u)
 	section(f, "Breakdown of procedures.");
 	struct dom_row *rows;
 	size_t nrows = spy_tree_rows(m, u->o->cutoff, &rows);
-	sort_m = m;
 	/* each procedure's calls, in call-site order */
 	uint32_t *eo = xmalloc((m->nedges + 1) * sizeof(uint32_t)),
 		 *e0 = xcalloc((size_t)n + 1, sizeof(uint32_t));
@@ -315,7 +313,7 @@ static void tree(struct out *u)
 	for (size_t i = 0; i < m->nedges; i++)
 		if (m->edges[i].from != SP_ROOT)
 			eo[neo++] = (uint32_t)i;
-	qsort(eo, neo, sizeof(uint32_t), edge_cmp);
+	qsort_r(eo, neo, sizeof(uint32_t), edge_cmp, m);
 	for (size_t i = 0; i < neo; i++)
 		e0[m->edges[eo[i]].from + 1]++;
 	for (uint32_t v = 0; v < n; v++)
@@ -492,8 +490,7 @@ static void listing(FILE *f, const char *title, const char *what, const double *
 	for (uint32_t i = 0; i < n; i++)
 		if (w[i] > 0)
 			ord[k++] = i;
-	listing_w = w;
-	qsort(ord, k, sizeof(uint32_t), listing_cmp);
+	qsort_r(ord, k, sizeof(uint32_t), listing_cmp, (void *)w);
 	for (uint32_t i = 0; i < k; i++)
 		fprintf(f, "%-7.0f %7.2f  %s\n", w[ord[i]], total > 0 ? 100.0 * w[ord[i]] / total : 0.0,
 			esc_text(name(m, ord[i])));

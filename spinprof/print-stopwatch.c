@@ -1,5 +1,6 @@
 /* The stopwatch (SystemTap's @count, @min, @avg, @max and @hist_log; Multics' metering of whole
  * calls): per function, the wall cycles of its outermost calls, from the model's p->watch. */
+#define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,15 +33,15 @@ static const struct prof_watch *watch_of(const struct prof *p, size_t i)
 	return p->watch && i < p->nwatch ? &p->watch[i] : &none;
 }
 
-/* by outermost calls' total time, most first, then by name */
-static const struct prof *sort_p;
-static int by_total(const void *a, const void *b)
+/* by outermost calls' total time, most first, then by name (arg: the profile) */
+static int by_total(const void *a, const void *b, void *arg)
 {
+	const struct prof *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t sx = sort_p->watch[x].sum, sy = sort_p->watch[y].sum;
+	uint64_t sx = p->watch[x].sum, sy = p->watch[y].sum;
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
-	return strcmp(prof_key(&sort_p->items[x]), prof_key(&sort_p->items[y]));
+	return strcmp(prof_key(&p->items[x]), prof_key(&p->items[y]));
 }
 
 /* The functions with outermost calls, by total time; returns their number (*out malloc'ed). */
@@ -51,8 +52,7 @@ static size_t by_time(const struct prof *p, uint32_t **out)
 	for (size_t i = 0; p->watch && i < p->nsyms && i < p->nwatch; i++)
 		if (p->watch[i].n && p->items[i].name)
 			v[n++] = (uint32_t)i;
-	sort_p = p;
-	qsort(v, n, sizeof(*v), by_total);
+	qsort_r(v, n, sizeof(*v), by_total, (void *)p);
 	*out = v;
 	return n;
 }

@@ -6,6 +6,7 @@
 
 #include "esc.h"
 #include "prof.h"
+#include "sorted.h"
 
 /* Big arrays (arcs, their hash and lists) are touched all over: on transparent huge pages they
  * take a fault per 2 MiB instead of one per 4 KiB, and fewer TLB misses. Only a hint: where the
@@ -98,7 +99,7 @@ void prof_release(struct prof *p)
 	free(p->caller_bad_example);
 	for (uint32_t k = 0; k < p->nctr; k++)
 		free(p->ctr_names[k]);
-	free(p->arc_hash);
+	u64map_release(&p->arc_map);
 	free(p->child_arcs);
 	free(p->parent_arcs);
 	free(p->time_order);
@@ -176,7 +177,7 @@ uint64_t prof_key_str(const char *s)
 	return k;
 }
 
-/* prof_sort_keyed's radix sort: idx and keys in increasing key order (ties in no given order) */
+/* prof_sort_keyed_r's radix sort: idx and keys in increasing key order (ties in no given order) */
 static void radix_pairs(uint32_t *idx, uint64_t *keys, size_t n)
 {
 	/* a least significant digit radix sort of (key, index) pairs, a byte a pass; the passes in
@@ -222,21 +223,11 @@ static size_t key_run(const uint64_t *keys, size_t n, size_t j)
 	return e;
 }
 
-void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *))
-{
-	radix_pairs(idx, keys, n);
-	/* the ties in the comparison's own order */
-	for (size_t j = 0, e; j < n; j = e) {
-		e = key_run(keys, n, j);
-		if (e - j > 1)
-			qsort(idx + j, e - j, sizeof(uint32_t), cmp);
-	}
-}
-
 void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 		       int (*cmp)(const void *, const void *, void *), void *arg)
 {
 	radix_pairs(idx, keys, n);
+	/* the ties in the comparison's own order */
 	for (size_t j = 0, e; j < n; j = e) {
 		e = key_run(keys, n, j);
 		if (e - j > 1)
@@ -246,58 +237,37 @@ void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 
 uint32_t prof_at(const struct prof *p, uint64_t a)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_lower(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), a);
 	return lo < p->nsyms && p->items[lo].addr == a ? (uint32_t)lo : PROF_NONE;
 }
 
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), pc);
 	if (lo == 0)
 		return PROF_NONE;
 	const struct prof_func *f = &p->items[lo - 1];
 	return pc < f->end || (f->end == f->addr && pc == f->addr) ? (uint32_t)(lo - 1) : PROF_NONE;
 }
 
-/* The arc hash: open addressing, slots of three words (parent, child, arc index + 1; 0 empty),
- * so that a probe reads the key beside the index instead of the arc, somewhere in a big array. */
-static size_t arc_slot(uint32_t parent, uint32_t child, size_t size)
+/* The arc map's key of (parent, child). */
+static uint64_t arc_key(uint32_t parent, uint32_t child)
 {
-	uint64_t h = ((uint64_t)parent << 32 | child) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 17) & (size - 1);
+	return (uint64_t)parent << 32 | child;
 }
 
-static void arc_rehash(struct prof *p, size_t want)
+/* Build the arc map from the arcs, with room for want of them; of two arcs of one pair (arcs
+ * merged after the map was dropped), the first is the one found. */
+static void arc_map_build(struct prof *p, size_t want)
 {
-	size_t size = p->arc_hash_size ? p->arc_hash_size * 2 : 1024;
-	while ((want + 1) * 2 > size)
-		size *= 2;
-	uint32_t *h = xcalloc(size, 3 * sizeof(*h));
+	u64map_reset(&p->arc_map, want > p->narcs ? want : p->narcs);
 	for (size_t i = 0; i < p->narcs; i++) {
-		size_t s = arc_slot(p->arcs[i].parent, p->arcs[i].child, size);
-		while (h[3 * s + 2])
-			s = (s + 1) & (size - 1);
-		h[3 * s] = p->arcs[i].parent;
-		h[3 * s + 1] = p->arcs[i].child;
-		h[3 * s + 2] = (uint32_t)i + 1;
+		int added;
+		struct u64map_slot *s =
+			u64map_add(&p->arc_map, arc_key(p->arcs[i].parent, p->arcs[i].child), &added);
+		if (added)
+			s->val = (uint32_t)i;
 	}
-	free(p->arc_hash);
-	p->arc_hash = h;
-	p->arc_hash_size = size;
 }
 
 void prof_reserve_arcs(struct prof *p, size_t n, int hash)
@@ -306,46 +276,42 @@ void prof_reserve_arcs(struct prof *p, size_t n, int hash)
 		p->arcs_alloc = n;
 		p->arcs = xrealloc(p->arcs, n * sizeof(*p->arcs));
 	}
-	if (hash && (n + 1) * 2 > p->arc_hash_size)
-		arc_rehash(p, n);
+	if (hash) {
+		if (p->arc_map.size)
+			u64map_reserve(&p->arc_map, n);
+		else
+			arc_map_build(p, n);
+	}
 }
 
 void prof_drop_arc_hash(struct prof *p)
 {
-	free(p->arc_hash);
-	p->arc_hash = NULL;
-	p->arc_hash_size = 0;
+	u64map_release(&p->arc_map);
 }
 
 void prof_arc_prefetch(const struct prof *p, uint32_t parent, uint32_t child)
 {
-	if (p->arc_hash_size)
-		__builtin_prefetch(&p->arc_hash[3 * arc_slot(parent, child, p->arc_hash_size)]);
+	u64map_prefetch(&p->arc_map, arc_key(parent, child));
 }
 
 uint32_t prof_add_arc(struct prof *p, uint32_t parent, uint32_t child, uint64_t count)
 {
-	if ((p->narcs + 1) * 2 > p->arc_hash_size)
-		arc_rehash(p, p->narcs + 1);
-	size_t s = arc_slot(parent, child, p->arc_hash_size);
-	uint32_t *h = p->arc_hash;
-	while (h[3 * s + 2]) {
-		if (h[3 * s] == parent && h[3 * s + 1] == child) {
-			p->arcs[h[3 * s + 2] - 1].count += count;
-			return h[3 * s + 2] - 1;
-		}
-		s = (s + 1) & (p->arc_hash_size - 1);
+	if (!p->arc_map.size)
+		arc_map_build(p, p->narcs + 1);
+	int added;
+	struct u64map_slot *s = u64map_add(&p->arc_map, arc_key(parent, child), &added);
+	if (!added) {
+		p->arcs[s->val].count += count;
+		return s->val;
 	}
+	s->val = (uint32_t)p->narcs;
 	GROW(p->arcs, p->narcs, p->arcs_alloc);
 	struct prof_arc *a = &p->arcs[p->narcs];
 	memset(a, 0, sizeof(*a));
 	a->parent = parent;
 	a->child = child;
 	a->count = count;
-	h[3 * s] = parent;
-	h[3 * s + 1] = child;
-	h[3 * s + 2] = (uint32_t)++p->narcs;
-	return (uint32_t)(p->narcs - 1);
+	return (uint32_t)p->narcs++;
 }
 
 int prof_ctr_col(const struct prof *p, const char *name)

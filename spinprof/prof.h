@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "gmon-format.h"
+#include "u64map.h"
 
 #define PROF_NONE UINT32_MAX
 
@@ -150,8 +151,7 @@ struct prof {
 	size_t nr, alloc, nsyms, ncycles;
 	struct prof_arc *arcs;
 	size_t narcs, arcs_alloc;
-	uint32_t *arc_hash; /* open addressing: (parent, child, arc index + 1) per slot */
-	size_t arc_hash_size;
+	struct u64map arc_map; /* parent << 32 | child to the arc's index; empty: to be built from arcs */
 	uint32_t *child_arcs, *parent_arcs; /* arc indices grouped by parent / child */
 	uint32_t *time_order;               /* after graph_analyse: functions and cycles by index */
 	/* spy: functions of other names at an address an earlier one had (loads of different modules
@@ -210,12 +210,11 @@ int prof_ctr_col(const struct prof *p, const char *name);
 double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
-/* Sort idx[0..n) as qsort(idx, n, sizeof(uint32_t), cmp) would, when cmp orders first by a key that
- * keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every time,
- * as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is left
- * sorted. For a big index order that qsort spent most of its time calling cmp on. */
-void prof_sort_keyed(uint32_t *idx, uint64_t *keys, size_t n, int (*cmp)(const void *, const void *));
-/* The same with qsort_r's comparison (no global: the call graph is printed by two threads). */
+/* Sort idx[0..n) as qsort_r(idx, n, sizeof(uint32_t), cmp, arg) would, when cmp orders first by a key
+ * that keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every
+ * time, as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is
+ * left sorted. For a big index order that qsort spent most of its time calling cmp on. The comparison
+ * takes its data by arg, never from a global: the call graph is printed by two threads. */
 void prof_sort_keyed_r(uint32_t *idx, uint64_t *keys, size_t n,
 		       int (*cmp)(const void *, const void *, void *), void *arg);
 /* Keys for it: a double (not NaN) ascending as an unsigned number (~ of it: descending), and the first

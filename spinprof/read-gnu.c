@@ -11,6 +11,7 @@
 
 #include "esc.h"
 #include "read.h"
+#include "sorted.h"
 #include "symspec.h"
 #include "symtab.h"
 
@@ -406,13 +407,7 @@ static uint32_t lookup(const struct gnu_lookup *lk, uint64_t pc)
 		lo = lk->start[b];
 		hi = lk->start[b + 1];
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (lk->addr[mid] <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo += sorted_upper(lk->addr + lo, hi - lo, sizeof(*lk->addr), 0, pc);
 	if (lo == 0)
 		return PROF_NONE;
 	size_t i = lo - 1;

@@ -12,6 +12,7 @@
 #include "read.h"
 #include "spy-abi.h"
 #include "symtab.h"
+#include "u64map.h"
 
 struct func_ref {
 	uint64_t module, addr;
@@ -421,41 +422,17 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 	free(newid);
 }
 
-/* Function addresses to indices: open addressing, value index + 1 (0 empty). */
-struct addr_hash {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t size;
-};
-
-static size_t ah_slot(const struct addr_hash *h, uint64_t addr)
+/* The map of function addresses to indices, made anew from p's functions. */
+static void funcs_map_build(struct u64map *h, const struct prof *p)
 {
-	size_t s = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (h->size - 1);
-	while (h->vals[s] && h->keys[s] != addr)
-		s = (s + 1) & (h->size - 1);
-	return s;
+	u64map_reset(h, p->nr);
+	for (size_t i = 0; i < p->nr; i++)
+		u64map_put(h, p->items[i].addr, (uint32_t)i);
 }
 
-static void ah_build(struct addr_hash *h, const struct prof *p, size_t extra)
+static uint32_t find_exact(const struct u64map *h, uint64_t addr)
 {
-	free(h->keys);
-	free(h->vals);
-	h->size = 1024;
-	while (h->size < 2 * (p->nr + extra + 1))
-		h->size *= 2;
-	h->keys = xmalloc(h->size * sizeof(uint64_t));
-	h->vals = xcalloc(h->size, sizeof(uint32_t));
-	for (size_t i = 0; i < p->nr; i++) {
-		size_t s = ah_slot(h, p->items[i].addr);
-		h->keys[s] = p->items[i].addr;
-		h->vals[s] = (uint32_t)i + 1;
-	}
-}
-
-static uint32_t find_exact(const struct addr_hash *h, uint64_t addr)
-{
-	size_t s = ah_slot(h, addr);
-	return h->vals[s] ? h->vals[s] - 1 : PROF_NONE;
+	return u64map_get(h, addr, PROF_NONE);
 }
 
 /* The binary of module m of g, if it is there and is the one that ran (the first missing one said,
@@ -463,13 +440,6 @@ static uint32_t find_exact(const struct addr_hash *h, uint64_t addr)
 static struct symtab *spy_binary(struct pcname *b, const struct gmon_profile *g, const struct gmon_module *m)
 {
 	return pcname_symtab(b, (int)(m - g->modules));
-}
-
-static void ah_prefetch(const struct addr_hash *h, uint64_t addr)
-{
-	size_t s = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (h->size - 1);
-	__builtin_prefetch(&h->vals[s]);
-	__builtin_prefetch(&h->keys[s]);
 }
 
 /* The function of t whose code holds the file address fa (a .cold part's owner), or NULL. */
@@ -480,19 +450,15 @@ static const struct symtab_sym *sym_at(const struct symtab *t, uint64_t fa)
 
 /* The index of the function at addr, or PROF_NONE: for no caller, and for a function added
  * here (its index is known once all are in). */
-static uint32_t add_unknown(struct prof *p, struct pcname *b, struct addr_hash *h, uint64_t addr,
-			    int demangle)
+static uint32_t add_unknown(struct prof *p, struct pcname *b, struct u64map *h, uint64_t addr, int demangle)
 {
 	if (addr <= GMON_CALLER_MANY)
 		return PROF_NONE;
-	size_t slot = ah_slot(h, addr);
-	if (h->vals[slot])
-		return h->vals[slot] - 1;
-	if ((p->nr + 2) * 2 > h->size)
-		ah_build(h, p, p->nr);
-	slot = ah_slot(h, addr);
-	h->keys[slot] = addr;
-	h->vals[slot] = UINT32_MAX; /* index fixed once all are in */
+	int added;
+	struct u64map_slot *slot = u64map_add(h, addr, &added);
+	if (!added)
+		return slot->val;
+	slot->val = PROF_NONE; /* index fixed once all are in: read_spy looks every arc up again */
 	const struct gmon_profile *g = &p->spy;
 	int mi = gmon_module_at(g, addr);
 	const struct gmon_module *m = mi < 0 ? NULL : &g->modules[mi];
@@ -515,7 +481,7 @@ static uint32_t add_unknown(struct prof *p, struct pcname *b, struct addr_hash *
  * comes from the shadow stack; a split .cold part) or the binary is gone, the arc is not checked.
  * ends: caller and callee index per raw arc, as in read_spy.
  */
-static void check_callers(struct prof *p, struct pcname *b, const struct addr_hash *h, const uint32_t *ends)
+static void check_callers(struct prof *p, struct pcname *b, const struct u64map *h, const uint32_t *ends)
 {
 	const struct gmon_profile *g = &p->spy;
 	size_t r = 0;
@@ -626,7 +592,7 @@ static uint32_t *merge_arcs(const struct prof *p, const uint32_t *ends, size_t n
 
 /* The function holding pc: the binary's symbol there, when it is one of p's functions; without
  * the binary, the function below pc in pc's module. PROF_NONE for code of no instrumented one. */
-static uint32_t pc_func(struct prof *p, struct pcname *b, const struct addr_hash *h, uint64_t pc)
+static uint32_t pc_func(struct prof *p, struct pcname *b, const struct u64map *h, uint64_t pc)
 {
 	const struct gmon_profile *g = &p->spy;
 	int mi = gmon_module_at(g, pc);
@@ -658,7 +624,7 @@ static int tev_cmp(const void *a, const void *b)
 
 /* Every TRACE record's events in one array in time order across threads (p->tev), their functions
  * as indices. */
-static void trace_events(struct prof *p, struct pcname *b, const struct addr_hash *h)
+static void trace_events(struct prof *p, struct pcname *b, const struct u64map *h)
 {
 	const struct gmon_profile *g = &p->spy;
 	size_t n = 0;
@@ -692,7 +658,7 @@ static void trace_events(struct prof *p, struct pcname *b, const struct addr_has
 
 /* The function times' stopwatches (revision 3, threads with GMON_THREAD_STOPWATCH) summed by
  * function over threads and profiles: p->watch, left NULL when no thread has them. */
-static void stopwatches(struct prof *p, const struct addr_hash *h)
+static void stopwatches(struct prof *p, const struct u64map *h)
 {
 	const struct gmon_profile *g = &p->spy;
 	for (uint32_t i = 0; i < g->nthreads; i++) {
@@ -728,8 +694,7 @@ static void stopwatches(struct prof *p, const struct addr_hash *h)
  * holding its PC when it has no frames: mode count keeps no stacks), and the stacks are kept as
  * functions for graph.c to weigh the arcs. Ticks in the profiler, and in no instrumented
  * function, are counted apart and left out. */
-static void sampled_stacks(struct prof *p, struct pcname *b, const struct addr_hash *h,
-			   const struct librows *lr)
+static void sampled_stacks(struct prof *p, struct pcname *b, const struct u64map *h, const struct librows *lr)
 {
 	const struct gmon_profile *g = &p->spy;
 	const struct gmon_sampling *sp = g->sampling;
@@ -852,8 +817,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	/* code without hooks that the samples caught: rows of its own, before the indices are used */
 	struct librows lr;
 	librows_find(p, &b, &lr, o->demangle);
-	struct addr_hash h = { 0 };
-	ah_build(&h, p, 0);
+	struct u64map h = U64MAP_INIT;
+	funcs_map_build(&h, p);
 	/* the functions' times serve the stopwatch only, unless they are to be summed into a file (-s):
 	 * gone before the arcs are, they never add to the peak */
 	stopwatches(p, &h);
@@ -875,8 +840,8 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		const struct gmon_thread *t = &g->threads[i];
 		for (uint64_t j = 0; j < t->narcs; j++, r++) {
 			if (j + 16 < t->narcs) {
-				ah_prefetch(&h, t->arcs[j + 16].caller);
-				ah_prefetch(&h, t->arcs[j + 16].callee);
+				u64map_prefetch(&h, t->arcs[j + 16].caller);
+				u64map_prefetch(&h, t->arcs[j + 16].callee);
 			}
 			ends[2 * r] = add_unknown(p, &b, &h, t->arcs[j].caller, o->demangle);
 			uint64_t ce = t->arcs[j].callee;
@@ -887,7 +852,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 	if (p->nr != known) {
 		/* functions were added: indices moved, look them all up again */
 		prof_sort_funcs(p);
-		ah_build(&h, p, 0);
+		funcs_map_build(&h, p);
 		r = 0;
 		for (uint32_t i = 0; i < g->nthreads; i++) {
 			const struct gmon_thread *t = &g->threads[i];
@@ -999,8 +964,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 		sampled_stacks(p, &b, &h, &lr);
 	librows_release(&lr);
 	trace_events(p, &b, &h);
-	free(h.keys);
-	free(h.vals);
+	u64map_release(&h);
 	pcname_release(&b);
 }
 

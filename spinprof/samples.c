@@ -6,6 +6,7 @@
 
 #include "modsym.h"
 #include "samples.h"
+#include "sorted.h"
 
 #define SP_NONE UINT32_MAX
 
@@ -17,39 +18,13 @@ enum {
 	KEY_MODULE = 0x100, /* + module index */
 };
 
-static size_t hslot(const uint64_t *keys, const uint32_t *vals, size_t size, uint64_t key)
-{
-	size_t s = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 23) & (size - 1);
-	while (vals[s] && keys[s] != key)
-		s = (s + 1) & (size - 1);
-	return s;
-}
-
 static uint32_t proc_find(const struct sp_model *m, uint64_t key)
 {
-	if (!m->hsize)
-		return SP_NONE;
-	size_t s = hslot(m->hkeys, m->hvals, m->hsize, key);
-	return m->hvals[s] ? m->hvals[s] - 1 : SP_NONE;
+	return u64map_get(&m->procs_map, key, SP_NONE);
 }
 
 static uint32_t proc_add(struct sp_model *m, uint64_t key, const char *name, unsigned kind, int module)
 {
-	if ((m->nprocs + 1) * 2 > m->hsize) {
-		size_t size = m->hsize ? m->hsize * 2 : 256;
-		uint64_t *k = xmalloc(size * sizeof(uint64_t));
-		uint32_t *v = xcalloc(size, sizeof(uint32_t));
-		for (size_t i = 0; i < m->nprocs; i++) {
-			size_t s = hslot(k, v, size, m->procs[i].key);
-			k[s] = m->procs[i].key;
-			v[s] = (uint32_t)i + 1;
-		}
-		free(m->hkeys);
-		free(m->hvals);
-		m->hkeys = k;
-		m->hvals = v;
-		m->hsize = size;
-	}
 	GROW(m->procs, m->nprocs, m->procs_alloc);
 	struct sp_proc *pr = &m->procs[m->nprocs];
 	memset(pr, 0, sizeof(*pr));
@@ -57,23 +32,14 @@ static uint32_t proc_add(struct sp_model *m, uint64_t key, const char *name, uns
 	pr->key = key;
 	pr->kind = kind;
 	pr->module = module;
-	size_t s = hslot(m->hkeys, m->hvals, m->hsize, key);
-	m->hkeys[s] = key;
-	m->hvals[s] = (uint32_t)++m->nprocs;
-	return (uint32_t)(m->nprocs - 1);
+	u64map_put(&m->procs_map, key, (uint32_t)m->nprocs);
+	return (uint32_t)m->nprocs++;
 }
 
 /* The profile's function (real ones, sorted by address) with the largest address <= a. */
 static uint32_t prof_floor(const struct prof *p, uint64_t a)
 {
-	size_t lo = 0, hi = p->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->items[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), a);
 	return lo ? (uint32_t)(lo - 1) : SP_NONE;
 }
 
@@ -214,30 +180,13 @@ static uint32_t profiler(struct sp_model *m)
 static uint32_t edge_add(struct sp_model *m, uint32_t from, uint32_t to, uint64_t site)
 {
 	uint64_t key = ((uint64_t)from * 0x100000001b3ull ^ to) * 0xff51afd7ed558ccdull ^ site;
-	if ((m->nedges + 1) * 2 > m->ehsize) {
-		size_t size = m->ehsize ? m->ehsize * 2 : 256;
-		uint64_t *k = xmalloc(size * sizeof(uint64_t));
-		uint32_t *v = xcalloc(size, sizeof(uint32_t));
-		for (size_t i = 0; i < m->ehsize; i++)
-			if (m->ehvals[i]) {
-				size_t s =
-					(size_t)((m->ehkeys[i] * 0x9e3779b97f4a7c15ull) >> 23) & (size - 1);
-				while (v[s])
-					s = (s + 1) & (size - 1);
-				k[s] = m->ehkeys[i];
-				v[s] = m->ehvals[i];
-			}
-		free(m->ehkeys);
-		free(m->ehvals);
-		m->ehkeys = k;
-		m->ehvals = v;
-		m->ehsize = size;
-	}
-	size_t s = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 23) & (m->ehsize - 1);
-	for (; m->ehvals[s]; s = (s + 1) & (m->ehsize - 1)) {
-		struct sp_edge *e = &m->edges[m->ehvals[s] - 1];
-		if (m->ehkeys[s] == key && e->from == from && e->to == to && e->site == site)
-			return m->ehvals[s] - 1;
+	struct u64map *h = &m->edge_map;
+	u64map_reserve(h, m->nedges + 1);
+	size_t s = u64map_first(h, key);
+	for (; h->slots[s].used; s = u64map_step(h, s)) {
+		struct sp_edge *e = &m->edges[h->slots[s].val];
+		if (h->slots[s].key == key && e->from == from && e->to == to && e->site == site)
+			return h->slots[s].val;
 	}
 	GROW(m->edges, m->nedges, m->edges_alloc);
 	struct sp_edge *e = &m->edges[m->nedges];
@@ -245,9 +194,8 @@ static uint32_t edge_add(struct sp_model *m, uint32_t from, uint32_t to, uint64_
 	e->from = from;
 	e->to = to;
 	e->site = site;
-	m->ehkeys[s] = key;
-	m->ehvals[s] = (uint32_t)++m->nedges;
-	return (uint32_t)(m->nedges - 1);
+	u64map_claim(h, s, key, (uint32_t)m->nedges);
+	return (uint32_t)m->nedges++;
 }
 
 /* The file's count of exited threads folded into one record (revision 3). */
@@ -770,9 +718,7 @@ void sp_model_release(struct sp_model *m)
 	free(m->module_w);
 	if (m->names.mods)
 		pcname_release(&m->names);
-	free(m->hkeys);
-	free(m->hvals);
-	free(m->ehkeys);
-	free(m->ehvals);
+	u64map_release(&m->procs_map);
+	u64map_release(&m->edge_map);
 	memset(m, 0, sizeof(*m));
 }

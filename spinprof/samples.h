@@ -7,6 +7,7 @@
 #include "pcname.h"
 #include "prof.h"
 #include "symtab.h"
+#include "u64map.h"
 
 #define SP_ROOT UINT32_MAX /* an edge's caller: the virtual root (a thread's start, an unknown caller) */
 
@@ -84,14 +85,10 @@ struct sp_model {
 	size_t npcs, pcs_alloc;
 	struct sp_thread *threads;
 	size_t nthreads;
-	double *module_w;    /* per module, then one for "no module" */
-	struct pcname names; /* the modules' binaries, by which procedures are named */
-	uint64_t *hkeys;     /* procedure hash: key -> index + 1 */
-	uint32_t *hvals;
-	size_t hsize;
-	uint64_t *ehkeys; /* edge hash over (from, to, site) */
-	uint32_t *ehvals;
-	size_t ehsize;
+	double *module_w;        /* per module, then one for "no module" */
+	struct pcname names;     /* the modules' binaries, by which procedures are named */
+	struct u64map procs_map; /* procedure key -> index */
+	struct u64map edge_map;  /* a hash of (from, to, site) -> edge index, a hash held once per edge */
 	int demangle;
 	uint32_t target; /* calls:FUNC: FUNC's procedure, else UINT32_MAX */
 	int keep_paths;  /* sp_model_build_paths: fill paths */

@@ -2,6 +2,7 @@
  * reports number and name the same functions), source lines and demangling through libbfd. */
 #define PACKAGE "spinprof"
 #define PACKAGE_VERSION "0.1"
+#define _GNU_SOURCE /* qsort_r */
 #include <bfd.h>
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "linkmap.h"
 #include "prof.h"
+#include "sorted.h"
 #include "symtab.h"
 
 int symtab_is_elf(const char *path)
@@ -229,12 +231,12 @@ static size_t cold_base(const char *name)
 	return 0;
 }
 
-static const struct symtab *name_order_t;
-
-static int name_order_cmp(const void *a, const void *b)
+/* the symbols of the table (arg) by name */
+static int name_order_cmp(const void *a, const void *b, void *arg)
 {
-	const struct symtab_sym *x = &name_order_t->items[*(const uint32_t *)a];
-	const struct symtab_sym *y = &name_order_t->items[*(const uint32_t *)b];
+	const struct symtab *t = arg;
+	const struct symtab_sym *x = &t->items[*(const uint32_t *)a];
+	const struct symtab_sym *y = &t->items[*(const uint32_t *)b];
 	return strcmp(x->name, y->name);
 }
 
@@ -247,8 +249,7 @@ static void find_owners(struct symtab *t)
 	size_t n = 0;
 	for (size_t i = 0; i < t->nr; i++)
 		by_name[n++] = (uint32_t)i;
-	name_order_t = t;
-	qsort(by_name, n, sizeof(uint32_t), name_order_cmp);
+	qsort_r(by_name, n, sizeof(uint32_t), name_order_cmp, t);
 	for (size_t i = 0; i < t->nr; i++) {
 		struct symtab_sym *y = &t->items[i];
 		size_t len = cold_base(y->name);
@@ -402,14 +403,7 @@ int symtab_load_module(struct symtab *t, const struct gmon_module *m)
 
 const struct symtab_sym *symtab_at(const struct symtab *t, uint64_t fa)
 {
-	size_t lo = 0, hi = t->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->items[mid].addr <= fa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sorted_upper(t->items, t->nr, sizeof(*t->items), offsetof(struct symtab_sym, addr), fa);
 	const struct symtab_sym *y = lo > 0 ? &t->items[lo - 1] : NULL;
 	return y && fa < y->end && (!y->sec_end || fa < y->sec_end) ? y : NULL;
 }
@@ -517,14 +511,8 @@ int symtab_add_lines(struct symtab *t)
 			is_static = pstatic;
 		} else {
 			/* the function holding a, among the functions (sorted) */
-			size_t lo = 0, n = nfuncs;
-			while (lo < n) {
-				size_t mid = lo + (n - lo) / 2;
-				if (t->items[mid].addr <= a)
-					lo = mid + 1;
-				else
-					n = mid;
-			}
+			size_t lo = sorted_upper(t->items, nfuncs, sizeof(*t->items),
+						 offsetof(struct symtab_sym, addr), a);
 			if (lo > 0 && a < t->items[lo - 1].end)
 				is_static = t->items[lo - 1].is_static;
 		}

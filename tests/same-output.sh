@@ -7,9 +7,15 @@
 #
 # CORPUS (default $SPY_BUILD/same-output-corpus) is made on first use and then reused, so that both
 # binaries read the very same files: samples/ built with SPY_BUILD's plugin and libspyrt and run in each
-# mode (time, arcs, count; with and without CPU samples; one with SPYRT_TRACE), a summed pair, samples/
-# calls.c built with gcc -pg (GNU mode, with its executable), and the files of tests/fuzz/corpus/ that
-# the old spinprof reads without error (the others are compared too: their one-line refusal).
+# mode (time, arcs, count; with and without CPU samples; one with SPYRT_TRACE), a summed pair, every other
+# sample of samples/ in modes time and arcs (those that build with the plugin alone; build.log says which
+# were left out), samples/calls.c built with gcc -pg (GNU mode, with its executable), and the inputs of
+# every fuzz corpus of tests/fuzz/corpus/ less their option bytes. Each profile, and each fuzz input the
+# old spinprof reads, goes through every report option set (default, -b, -p, -q, -T, --spy, ...), --dump
+# and every --format; a fuzz input it refuses is compared by its refusal. Nothing is normalised but the
+# binary's own path in stderr: times and paths in an output come from the file both read, and pprof's
+# gzip header has no time (zlib's default, mtime 0). About 5 minutes on 2 busy cores once the corpus is
+# made. make check's t294 checks that the script sees a difference it is given.
 # Prints one line per difference (the profile, the options, what differs) and a last line
 # "N outputs compared, M differ"; exit status 0 when none differs, 1 when some do, 2 when it cannot run.
 # env: SPY_SRC, SPY_BUILD (default build: the plugin and runtime that make the corpus), CC (gcc),
@@ -77,8 +83,46 @@ make_corpus() {
 	mkdir -p "$corpus/gnu" &&
 		"$CC" -O2 -g -pg -no-pie -I"$samples" "$samples/calls.c" -o "$corpus/gnu/calls" 2>>"$corpus/build.log" &&
 		(cd "$corpus/gnu" && ./calls >/dev/null) || return 1
-	# the fuzz corpora's files, good and bad
-	mkdir -p "$corpus/fuzz" && cp "$SPY_SRC"/tests/fuzz/corpus/fuzz-spinprof-spy/* "$corpus/fuzz/" 2>/dev/null
+	# every other sample of samples/ (shlib/ aside) in mode time (watch cpu) and arcs, its default
+	# arguments, each run cut at 30 s (SPYRT_LEGS and SPYRT_HIST as t160 sets them, for nodes.c); one
+	# that does not build or writes nothing is said in build.log, not an error
+	local f
+	for f in "$samples"/*.c "$samples"/*.cc; do
+		s=$(basename "${f%.*}")
+		case $s in
+		calls | recursion | twocallers | flame | tailchain | tailwork | livecaller | trace | stopwatch | \
+			threads | exceptions | comdat2 | livecaller-foreign | libwork | attrs) continue ;;
+		esac
+		local lib=()
+		case $f in *.cc) lib=(-lstdc++) ;; esac
+		[ "$s" = openmp ] && lib+=(-fopenmp)
+		for m in time arcs; do
+			"$CC" -O2 -g -I"$samples" -I"$SPY_SRC/runtime" -specs="$specs" -fplugin-arg-spyinstr-mode=$m "$f" \
+				-o "$corpus/bin/$s-$m" -lpthread "${lib[@]}" 2>>"$corpus/build.log" ||
+				{ echo "same-output: $s: does not build in mode $m (left out)" >>"$corpus/build.log"; continue; }
+			# nodes.c with t160's legs and histograms
+			(cd "$corpus" && OMP_NUM_THREADS=3 SPYRT_MODE=$m SPYRT_OUT="$s-$m.out" \
+				SPYRT_LEGS='start>end,start>mid,mid>end,rin>rout,ping>pong' \
+				SPYRT_HIST='node:mid:linear:0:1:8,leg:start>end:log:10' \
+				timeout 30 "$corpus/bin/$s-$m" >/dev/null 2>&1)
+			[ -s "$corpus/$s-$m.out" ] ||
+				{ rm -f "$corpus/$s-$m.out"; echo "same-output: $s-$m: no profile (left out)" >>"$corpus/build.log"; }
+		done
+	done
+	# the fuzz corpora's inputs without their option bytes (fuzz-NAME.c says how many): a Spy
+	# profile (two back to back for the summing ones) or glibc's gmon.out of fuzz-pgprog, which is
+	# gnu/calls here (the same source and flags, tests/fuzz/run.sh); kept as they are, good or bad
+	mkdir -p "$corpus/fuzz" "$corpus/fuzz-gnu" || return 1
+	local d skip
+	for d in fuzz-gmon-decode:0 fuzz-spinprof-spy:1 fuzz-spinprof-outputs:2 fuzz-spinprof-diff:1 \
+		fuzz-spinprof-gnu:1 fuzz-spinprof-gnu-outputs:2; do
+		skip=${d#*:} d=${d%:*}
+		for f in "$SPY_SRC/tests/fuzz/corpus/$d"/*; do
+			[ -f "$f" ] || continue
+			case $d in *gnu*) to=$corpus/fuzz-gnu ;; *) to=$corpus/fuzz ;; esac
+			tail -c +$((skip + 1)) "$f" >"$to/$d-$(basename "$f")"
+		done
+	done
 	touch "$corpus/.made"
 }
 
@@ -118,19 +162,24 @@ compare() {
 
 formats="callgrind dot json folded svg icicle html pprof chrome"
 options=("" "-b" "-p" "-q" "-b -z" "-b -T" "-b -r" "-i" "--spy --cutoff=0" "--threads" "-C" "-b -l" "-d")
-for p in "$corpus"/*.out; do
-	b=$(basename "$p")
+# every_output PROFILE...: each report option set, --dump and every --format of PROFILE
+every_output() {
+	local o fmt
 	for o in "${options[@]}"; do
 		# shellcheck disable=SC2086
-		compare "$b" $o "$b"
+		compare "$*" $o "$@"
 	done
-	compare "$b" --dump "$b"
+	compare "$*" --dump "$@"
 	for fmt in $formats; do
-		compare "$b" --format=$fmt "$b"
+		compare "$*" --format="$fmt" "$@"
 	done
+}
+for p in "$corpus"/*.out; do
+	b=$(basename "$p")
+	every_output "$b"
 	case $b in
-	stopwatch.out | tailwork-time-*) compare "$b" --stopwatch "$b" ;;
-	trace.out) compare "$b" --trace "$b" ;;
+	stopwatch.out | tailwork-time-* | stopwatch-*) compare "$b" --stopwatch "$b" ;;
+	trace.out | trace-*) compare "$b" --trace "$b" ;;
 	esac
 done
 compare "summed" -b calls-time-cpu.out calls2.out
@@ -140,8 +189,24 @@ for o in "" "-b" "-b -p" "-b -q" "-b -l" "-b -T" "-b -z" "-C" "-A" "--format=cal
 	# shellcheck disable=SC2086
 	compare "gnu" $o gnu/calls gnu/gmon.out
 done
+# a fuzz input the old spinprof reads (status 0) gets every output; one it refuses, the refusal
 for f in "$corpus"/fuzz/*; do
-	compare "fuzz/$(basename "$f")" -b "fuzz/$(basename "$f")"
+	[ -f "$f" ] || continue
+	b=fuzz/$(basename "$f")
+	if (cd "$corpus" && "$old" -b "$b" >/dev/null 2>&1); then
+		every_output "$b"
+	else
+		compare "$b" -b "$b"
+	fi
+done
+for f in "$corpus"/fuzz-gnu/*; do
+	[ -f "$f" ] || continue
+	b=fuzz-gnu/$(basename "$f")
+	if (cd "$corpus" && "$old" -b gnu/calls "$b" >/dev/null 2>&1); then
+		every_output gnu/calls "$b"
+	else
+		compare "$b" -b gnu/calls "$b"
+	fi
 done
 [ -n "${SAME_KEEP:-}" ] || rm -rf "$out_old" "$out_new"
 echo "$n outputs compared, $bad differ"

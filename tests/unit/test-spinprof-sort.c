@@ -1,7 +1,6 @@
-/* unit: spinprof/prof.c spinprof/esc.c common/gmon-io.c */
-/* prof_sort_keyed, the index sort of the big orders (the call graph's index order, the flat profile,
- * the index by name), and prof_sort_keyed_r (a cycle's members), against qsort and qsort_r with the
- * same comparison, their reference: random doubles with many ties, -0.0 beside 0.0, infinities,
+/* unit: spinprof/prof.c spinprof/u64map.c spinprof/esc.c common/gmon-io.c */
+/* prof_sort_keyed_r, the index sort of the big orders (the call graph's index order, the flat profile,
+ * the index by name, a cycle's members), against qsort_r with the same comparison, its reference: random doubles with many ties, -0.0 beside 0.0, infinities,
  * negative values, decreasing and increasing; strings with long common prefixes, short ones, empty
  * ones and bytes above 127; every result must be the reference's, element for element. */
 #define _GNU_SOURCE /* qsort_r */
@@ -27,12 +26,10 @@ static uint64_t next(void)
 	return rng;
 }
 
-static const double *vals;
-static const char *const *strs;
-
 /* decreasing value, ties by index: as the call graph's and the flat profile's orders */
-static int cmp_down(const void *a, const void *b)
+static int cmp_down(const void *a, const void *b, void *arg)
 {
+	const double *vals = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	double d = vals[x] - vals[y];
 	if (d < 0.0)
@@ -42,7 +39,7 @@ static int cmp_down(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* cmp_down through qsort_r's argument, as the call graph's cycle members are sorted */
+/* cmp_down by comparison instead of difference, as the call graph's cycle members are sorted */
 static int cmp_down_r(const void *a, const void *b, void *arg)
 {
 	const double *v = arg;
@@ -53,8 +50,9 @@ static int cmp_down_r(const void *a, const void *b, void *arg)
 }
 
 /* increasing value, ties by decreasing index */
-static int cmp_up(const void *a, const void *b)
+static int cmp_up(const void *a, const void *b, void *arg)
 {
+	const double *vals = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	if (vals[x] != vals[y])
 		return vals[x] < vals[y] ? -1 : 1;
@@ -62,8 +60,9 @@ static int cmp_up(const void *a, const void *b)
 }
 
 /* strcmp, ties by index: as the index by name */
-static int cmp_str(const void *a, const void *b)
+static int cmp_str(const void *a, const void *b, void *arg)
 {
+	const char *const *strs = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	int c = strcmp(strs[x], strs[y]);
 	return c ? c : x < y ? -1 : x > y;
@@ -95,11 +94,10 @@ static void check_doubles(size_t n, int kind, int down)
 	}
 	for (size_t i = 0; i < n; i++)
 		keys[i] = down ? ~prof_key_up(v[got[i]]) : prof_key_up(v[got[i]]);
-	vals = v;
-	qsort(want, n, sizeof(uint32_t), down ? cmp_down : cmp_up);
-	prof_sort_keyed(got, keys, n, down ? cmp_down : cmp_up);
+	qsort_r(want, n, sizeof(uint32_t), down ? cmp_down : cmp_up, v);
+	prof_sort_keyed_r(got, keys, n, down ? cmp_down : cmp_up, v);
 	assert_memory_equal(want, got, n * sizeof(uint32_t));
-	if (down) { /* prof_sort_keyed_r, against qsort_r */
+	if (down) { /* the other formulation of the same order */
 		for (size_t i = 0; i < n; i++) {
 			want[i] = got[i] = (uint32_t)(n - 1 - i);
 			keys[i] = ~prof_key_up(v[got[i]]);
@@ -158,9 +156,8 @@ static void strings(void **state)
 		want[i] = got[i] = (uint32_t)i;
 		keys[i] = prof_key_str(s[i]);
 	}
-	strs = (const char *const *)s;
-	qsort(want, n, sizeof(uint32_t), cmp_str);
-	prof_sort_keyed(got, keys, n, cmp_str);
+	qsort_r(want, n, sizeof(uint32_t), cmp_str, s);
+	prof_sort_keyed_r(got, keys, n, cmp_str, s);
 	assert_memory_equal(want, got, n * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		free(s[i]);
