@@ -80,9 +80,9 @@ cpu20() {
 # so the least is the one to judge (on a 2-core host at load 7 one round gave 1.25, 5.35, 4.9)
 min3() { awk 'NR == 1 || $1 < m { m = $1 } END { print m }'; }
 tax() {
-	local plain spy count r
+	local plain spy count
 	[ -z "$SPY_SAN_FLAGS" ] || return 0
-	for r in 1 2 3; do
+	for _ in 1 2 3; do
 		echo "$(cpu20 ./empty-plain) $(cpu20 ./empty) $(cpu20 ./empty-count)"
 	done >"$T/tax"
 	plain=$(cut -d' ' -f1 "$T/tax" | min3)
@@ -98,8 +98,7 @@ san_skip() { [ -n "$SPY_SAN_FLAGS" ] && echo " # SKIP the sanitizers' start-up c
 check "an empty program costs less than 3 ms of CPU more than the plain build, mode time and mode=count$(san_skip)" tax
 
 ready_cpu() {
-	local r
-	for r in 1 2 3; do # the least of three runs, as above
+	for _ in 1 2 3; do # the least of three runs, as above
 		RT_ENV=SPYRT_READY=1 rt_run "$T/empty" || return 1
 		cat "$T/empty.stderr"
 		[ -z "$SPY_SAN_FLAGS" ] || return 0
