@@ -54,8 +54,13 @@ two() {
 check "twocallers with mode=count builds, runs, is read" two
 # work's self seconds are at least 80 % of all, with its exact calls
 samples_add() {
-	awk '$1 == "flat" { all += $6; if ($2 == "work") { calls = $4; w = $6 } }
-		END { printf "work: calls %s, self %.2f s of %.2f s\n", calls, w, all
+	# of the instrumented functions' self seconds: code without hooks (calls "-", a row since issue 23's
+	# item 3) is the program's clock_gettime in the vDSO, whose system calls take 1-11 % of the ticks
+	# beside two busy loops on this 2-core VM (and in one loaded run 0.72 s of 1.27 s were not work's)
+	awk '$1 == "flat" { at = index($0, " = "); name = substr($0, 6, at - 6); split(substr($0, at + 3), v, " ")
+			if (v[1] == "-") { lib += v[3]; next }
+			all += v[3]; if (name == "work") { calls = v[1]; w = v[3] } }
+		END { printf "work: calls %s, self %.2f s of %.2f s in instrumented functions (%.2f s in code without hooks)\n", calls, w, all, lib
 		      exit !(calls == 10100 && all > 0 && w >= 0.8 * all) }' "$T/two.facts"
 }
 check "count mode's samples give self seconds: work's, beside its exact 10100 calls" samples_add

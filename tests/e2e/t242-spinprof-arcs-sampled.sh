@@ -33,8 +33,13 @@ grep -E '^(times|mode):' "$P.txt" | diag
 
 check "the flat profile has time" eval '! grep -n "no time accumulated" "$P.txt"'
 flat_work() {
-	awk '$1 == "flat" { all += $6; if ($2 == "work") { calls = $4; w = $6 } }
-		END { printf "work: calls %s, self %.2f s of %.2f s\n", calls, w, all
+	# of the instrumented functions' self seconds: code without hooks (calls "-", a row since issue 23's
+	# item 3) is the program's clock_gettime in the vDSO, whose system calls take 1-11 % of the ticks
+	# beside two busy loops on this 2-core VM (and in one loaded run 0.72 s of 1.27 s were not work's)
+	awk '$1 == "flat" { at = index($0, " = "); name = substr($0, 6, at - 6); split(substr($0, at + 3), v, " ")
+			if (v[1] == "-") { lib += v[3]; next }
+			all += v[3]; if (name == "work") { calls = v[1]; w = v[3] } }
+		END { printf "work: calls %s, self %.2f s of %.2f s in instrumented functions (%.2f s in code without hooks)\n", calls, w, all, lib
 		      exit !(calls == 10100 && all > 0.1 && w >= 0.8 * all) }' "$P.facts"
 }
 # Under ThreadSanitizer a CPU tick's handler runs only when the sanitizer delivers the signal (it defers
