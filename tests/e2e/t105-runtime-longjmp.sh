@@ -91,8 +91,8 @@ psane() {
 }
 check "pthread_exit: each thread's run() has its time (incl > 0, self <= incl)" psane
 if [ -s "$T/insane" ]; then
-	tap_n=$((tap_n + 1))
-	echo "not ok $tap_n - pthread_exit: every run's threads had their time ($(grep -c . "$T/insane") run(s) had a thread's run() without) # TODO the runtime's off-CPU accounting at a thread's root frame"
+	todo "pthread_exit: every run's threads had their time ($(grep -c . "$T/insane") run(s) had a thread's run() without)" \
+		"the runtime's off-CPU accounting at a thread's root frame"
 else
 	ok "pthread_exit: every run's threads had their time"
 fi

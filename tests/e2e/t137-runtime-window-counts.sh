@@ -101,7 +101,7 @@ for b in time arcs; do
 		else
 			# __spy_arc's code has no exit hook: the return of the start function, its stop, is seen by
 			# no hook (arcs and counts alike go on after it)
-			echo "not ok $((tap_n += 1)) - $d # TODO mode=arcs code sees no return, so START alone never stops"
+			todo "$d" "mode=arcs code sees no return, so START alone never stops"
 			printf '%s\n' "$out" | head -n 8 | diag
 		fi
 		check "mode=$b build, $m, START=starter STOP=stopper: counts exact, a thread's too" \

@@ -65,8 +65,7 @@ check_or_todo() {
 	elif out=$("$@" 2>&1); then
 		ok "$desc"
 	else
-		tap_n=$((tap_n + 1))
-		echo "not ok $tap_n - $desc # TODO under the sanitizers: complete handler calls without their arcs on a thread not held"
+		todo "$desc" "under the sanitizers: complete handler calls without their arcs on a thread not held"
 		printf '%s\n' "$out" | head -n 20 | diag
 	fi
 }
