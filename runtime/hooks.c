@@ -450,7 +450,8 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 						 uint64_t sp)
 {
 	SPY_KEEP_ERRNO;
-	uint32_t n, ai;
+	uint32_t n, ai, epoch;
+	uint64_t now;
 
 	if (t == &spy_unattached)
 		t = spy_thread_attach();
@@ -458,6 +459,7 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		return;
 	SPY_SET(t->busy, 1);
 	barrier();
+	epoch = t->epoch;
 	if (SPY_GET(t->stale) && !spy_ctl_sync(t, self, 1))
 		goto out;
 	if (t->off.base) /* off-CPU time before frames end here */
@@ -478,10 +480,15 @@ static __attribute__((noinline)) void enter_slow(struct spy_thread *t, uint64_t 
 		end_returned(t, &t->arcs.arc[ai], sp);
 		n = t->depth;
 	}
+	now = t->timed ? spy_cycles() : 0;
+	/* a flush emptied the tables just now (spy_ctl_sync): the frames it left open start again with
+	 * this call, so that none of them holds the work of this hook (the first arc of an empty table) */
+	if (unlikely(t->epoch != epoch) && now)
+		spy_thread_restart(t, now);
 	if (spy_key_lazy(sp)) /* __spy_arc's: never timed */
 		push_frame_as(t, n, self, cs, sp, ai, 0, 0);
 	else
-		push_frame(t, n, self, cs, sp, ai, t->timed ? spy_cycles() : 0);
+		push_frame(t, n, self, cs, sp, ai, now);
 out:
 	/* a write is reading the tables: held here, with this call recorded (its count is done) */
 	if (unlikely(__atomic_load_n(&spy_frozen, __ATOMIC_SEQ_CST)))

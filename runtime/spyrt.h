@@ -616,6 +616,8 @@ void spy_stack_free(struct spy_frame *stack, uint32_t max);
 void spy_thread_close_frames(struct spy_thread *t, uint64_t now);
 /* Empty t's tables and stack (spy_flush, fork). */
 void spy_thread_reset(struct spy_thread *t);
+/* t's open frames start again at now (after a flush's reset). */
+void spy_thread_restart(struct spy_thread *t, uint64_t now);
 void spy_thread_init(void);
 void spy_thread_atfork_child(void);
 /*

@@ -263,9 +263,15 @@ void spy_thread_reset(struct spy_thread *t)
 	/* the open frames start again now, after the tables were emptied: clearing them (256 KiB,
 	 * faulted in) took a tenth of a millisecond that the top frame had not spent */
 	now = spy_cycles();
+	spy_thread_restart(t, now);
+	spy_ctr_reset(t);
+}
+
+/* t's open frames start at now (a flush's: its hook's own work after the emptying is not theirs). */
+void spy_thread_restart(struct spy_thread *t, uint64_t now)
+{
 	for (uint32_t i = 0; i < t->depth; i++)
 		t->stack[i].entry = now;
-	spy_ctr_reset(t);
 }
 
 static int owed_cmp(const void *a, const void *b)
