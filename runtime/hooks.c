@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) uint32_t pop_frame_as(struct spy_th
 		}
 		if (unlikely(incl > s->max))
 			SPY_SET(s->max, incl);
-		f[-1].children += incl; /* at depth 0, the sentinel's */
+		SPY_SET(f[-1].children, f[-1].children + incl); /* at depth 0, the sentinel's */
 		/*
 		 * The bucket's count is added at the next pop, and this one adds the previous call's: a
 		 * store whose address waits for the time stamp holds up the next time stamp (about 5 ns a
@@ -194,7 +194,7 @@ void spy_hooks_pop(struct spy_thread *t, uint64_t now, int abandoned)
 
 	if (unlikely(tail)) {
 		/* its tail call went where no hook runs: the call ended unseen, which is no loss */
-		f->tail = 0;
+		SPY_SET(f->tail, 0);
 		abandoned = 0;
 		if (tail & SPY_TAIL_LAZY) {
 			SPY_SET(t->depth, t->depth - 1);
@@ -235,13 +235,13 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 	uint64_t caller = f[-1].self;
 
 	count_one(&a->count);
-	f->sp = sp;
+	SPY_SET(f->sp, sp);
 	SPY_SET(f->self, self); /* the wall sampler reads these from its own thread */
 	SPY_SET(f->call_site, cs);
 	if (timed) {
-		f->arc = ai;
-		f->func = fi;
-		f->children = 0;
+		SPY_SET(f->arc, ai);
+		SPY_SET(f->func, fi);
+		SPY_SET(f->children, 0);
 	}
 	/* the caller's function: known by the call site's code when that is instrumented (SITED),
 	 * else from the shadow stack: exact when the call site is in code without hooks; an arc
@@ -253,7 +253,7 @@ static inline __attribute__((always_inline)) uint32_t push_frame_as(struct spy_t
 	SPY_SET(t->depth, n + 1);
 	if (timed) {
 		t->arcs.fstat[fi].depth++;
-		f->entry = now;
+		SPY_SET(f->entry, now);
 	}
 	/* SPYRT_TRACE: the caller records the entry (trace.c) */
 	return w & SPY_ARC_TRACED;
@@ -269,7 +269,7 @@ static inline void push_frame(struct spy_thread *t, uint32_t n, uint64_t self, u
 			spy_ctr_push(t, n);
 			/* the reads' cost (a system call each for software events) is the caller's, as
 			 * at the exit, where they follow the time stamp */
-			t->stack[n].entry = spy_cycles();
+			SPY_SET(t->stack[n].entry, spy_cycles());
 		}
 	} else {
 		push_frame_as(t, n, self, cs, sp, ai, now, 0);
@@ -368,8 +368,8 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	end_below(t, slot - 2, now, 1);
 	n = t->depth;
 	if (f->tail & SPY_TAIL_LAZY)
-		f->sp |= 1;
-	f->tail = 0;
+		SPY_SET(f->sp, f->sp | 1);
+	SPY_SET(f->tail, 0);
 	caller = f->self;
 	site = f->tail_site;
 	key = lazy ? slot - 1 : slot - 2;
@@ -542,7 +542,7 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 			goto slow;
 		cs = top->tail_site;
 		FIRST_ARC(a, cs, s, i, slow);
-		top->tail = 0;
+		SPY_SET(top->tail, 0);
 		sp -= 2;
 	} else {
 		FIRST_ARC(a, cs, s, i, slow);
@@ -649,7 +649,7 @@ static inline __attribute__((always_inline)) void arc_hook(void *self, void *cfa
 		 * frame being rewritten */
 		SPY_SET(t->depth, n);
 		barrier();
-		f->sp = key;
+		SPY_SET(f->sp, key);
 		SPY_SET(f->self, s);
 		SPY_SET(f->call_site, cs);
 		barrier();
@@ -871,9 +871,9 @@ static inline void tail_mark(struct spy_frame *f, uint64_t callee, uint64_t site
 	uint64_t lazy = spy_key_lazy(f->sp) || (f->tail & SPY_TAIL_LAZY) ? SPY_TAIL_LAZY : 0;
 
 	f->tail_site = site;
-	f->tail = callee | SPY_TAIL_PENDING | lazy;
+	SPY_SET(f->tail, callee | SPY_TAIL_PENDING | lazy);
 	barrier();
-	f->sp &= ~(uint64_t)1;
+	SPY_SET(f->sp, f->sp & ~(uint64_t)1);
 }
 
 static __attribute__((noinline)) void tail_slow(struct spy_thread *t, uint64_t self, uint64_t callee,

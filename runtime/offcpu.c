@@ -39,7 +39,7 @@ void spy_offcpu_open(struct spy_thread *t)
 
 	memset(&t->off, 0, sizeof(t->off));
 	t->sw_head = &spy_offcpu_none;
-	t->sw_seen = 0;
+	SPY_SET(t->sw_seen, 0);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
@@ -83,7 +83,7 @@ void spy_offcpu_open(struct spy_thread *t)
 	if (spy_vm_reserve(&t->off.vm, (size_t)t->arcs.arc_max * sizeof(struct spy_arcoff)) == 0)
 		t->off.arcs = t->off.vm.base;
 	t->sw_head = (const uint64_t *)&((struct perf_event_mmap_page *)base)->data_head;
-	t->sw_seen = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	SPY_SET(t->sw_seen, __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE));
 	errno = saved;
 	return;
 fail:
@@ -107,7 +107,7 @@ void spy_offcpu_close(struct spy_thread *t)
 	t->off.arcs = NULL;
 	t->off.narcs = 0;
 	t->sw_head = &spy_offcpu_none;
-	t->sw_seen = 0;
+	SPY_SET(t->sw_seen, 0);
 }
 
 void spy_offcpu_reset(struct spy_thread *t)
@@ -254,6 +254,89 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	}
 }
 
+/*
+ * For a write: the time t spent off the CPU that no drain has charged yet (the records after sw_seen,
+ * and the interval still going on when t is switched out now, up to now_ns), read without touching
+ * t, which may be running. No hook of t ran since the last drain read the ring (a hook that sees
+ * new records drains them), so the frames on t's stack now are the ones active through all of it.
+ */
+void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_offpeek *p)
+{
+	const uint8_t *data = t->off.data;
+	uint64_t head, tail, out, cyc = 0, pre = 0;
+	int out_pre;
+	double rate;
+
+	memset(p, 0, sizeof(*p));
+	if (!t->off.base || !t->sw_head)
+		return;
+	tail = SPY_GET(t->sw_seen);
+	out = SPY_GET(t->off.out);
+	out_pre = SPY_GET(t->off.out_pre);
+	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
+	if (head < tail)
+		return;
+	if (head - tail > t->off.size) { /* the oldest were written over: a drain will count them */
+		tail = head - t->off.size;
+		out = 0;
+	}
+	{
+		uint64_t pair[2];
+
+		spy_tsc_pair(&pair[0], &pair[1]);
+		rate = pair[1] > spy_start_mono_ns && pair[0] > spy_start_tsc ?
+			       (double)(pair[0] - spy_start_tsc) / (double)(pair[1] - spy_start_mono_ns) :
+			       1.0;
+	}
+	while (tail < head) {
+		struct perf_event_header h;
+		uint8_t b[64];
+		uint64_t at = tail % t->off.size, n, when, first;
+
+		memcpy(&h, data + at, sizeof(h));
+		n = h.size;
+		if (n < sizeof(h) || n > head - tail || n > sizeof(b))
+			break; /* not a record: the rest is the drain's to judge */
+		first = t->off.size - at < n ? t->off.size - at : n;
+		memcpy(b, data + at, first);
+		memcpy(b + first, data, n - first);
+		/* the kernel may have written over it while it was copied */
+		if (__atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE) - tail > t->off.size)
+			break;
+		tail += n;
+		if (h.type == PERF_RECORD_LOST) {
+			out = 0;
+			continue;
+		}
+		if ((h.type != PERF_RECORD_SWITCH && h.type != PERF_RECORD_SWITCH_CPU_WIDE) || n < 16)
+			continue;
+		memcpy(&when, b + n - 8, 8);
+		if (h.misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			out = when;
+			out_pre = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		} else if (out) {
+			if (when > out) {
+				uint64_t len = (uint64_t)((double)(when - out) * rate + 0.5);
+
+				cyc += len;
+				pre += out_pre ? len : 0;
+				p->switches++;
+			}
+			out = 0;
+		}
+	}
+	/* switched out now: off the CPU until now, so far */
+	if (out && now_ns > out) {
+		uint64_t len = (uint64_t)((double)(now_ns - out) * rate + 0.5);
+
+		cyc += len;
+		pre += out_pre ? len : 0;
+		p->switches++;
+	}
+	p->off = cyc;
+	p->preempted = pre;
+}
+
 /* Read the calling thread's new switch records and charge the intervals they close. */
 void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 {
@@ -275,7 +358,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			/* overwritten before it was read: the ring holds the newest size bytes, and
 			 * since every record is a switch of 16 bytes, one starts there */
 			SPY_SET(t->off.lost, t->off.lost + (head - tail - t->off.size) / 16);
-			t->off.out = 0;
+			SPY_SET(t->off.out, 0);
 			tail = head - t->off.size;
 			resync = 1;
 		}
@@ -311,15 +394,15 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 
 			memcpy(&lost, r.b + 16, 8);
 			SPY_SET(t->off.lost, t->off.lost + lost);
-			t->off.out = 0; /* its switch-in may be among them */
+			SPY_SET(t->off.out, 0); /* its switch-in may be among them */
 		} else if ((r.h.type == PERF_RECORD_SWITCH || r.h.type == PERF_RECORD_SWITCH_CPU_WIDE) &&
 			   n >= 16 && n <= sizeof(r)) {
 			uint64_t when;
 
 			memcpy(&when, r.b + n - 8, 8); /* sample_id's last word: the time */
 			if (r.h.misc & PERF_RECORD_MISC_SWITCH_OUT) {
-				t->off.out = when;
-				t->off.out_pre = !!(r.h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+				SPY_SET(t->off.out, when);
+				SPY_SET(t->off.out_pre, !!(r.h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 			} else if (t->off.out) {
 				if (!rate) {
 					spy_tsc_pair(&pair[0], &pair[1]);
@@ -331,9 +414,9 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 				}
 				if (when > t->off.out)
 					charge(t, t->off.out, when, t->off.out_pre, top_end, pair, rate);
-				t->off.out = 0;
+				SPY_SET(t->off.out, 0);
 			}
 		}
 	}
-	t->sw_seen = tail;
+	SPY_SET(t->sw_seen, tail);
 }

@@ -137,8 +137,8 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	memset(f, 0, sizeof(*f));
 	f->self = GMON_CALLER_NONE;
 	f->tail_site = split ? SPY_MARK_SPLIT : 0;
-	f->sp = (uint64_t)(uintptr_t)__builtin_dwarf_cfa() | 1;
-	f->entry = t->timed ? spy_cycles() : 0;
+	SPY_SET(f->sp, (uint64_t)(uintptr_t)__builtin_dwarf_cfa() | 1);
+	SPY_SET(f->entry, t->timed ? spy_cycles() : 0);
 	barrier();
 	t->depth = d + 1;
 	__atomic_fetch_add(&t->sig_split, split, __ATOMIC_SEQ_CST); /* the writer reads it */
@@ -166,7 +166,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	*f = saved;
 	__atomic_fetch_sub(&t->sig_split, split, __ATOMIC_SEQ_CST);
 	if (d && t->timed)
-		t->stack[d - 1].children += children;
+		SPY_SET(t->stack[d - 1].children, t->stack[d - 1].children + children);
 	if (unlikely(spy_nest_deferred))
 		spy_sig_nest_release(e);
 	errno = e;

@@ -132,6 +132,11 @@ struct spy_offside {
 	uint32_t depth, arc, func;
 	uint32_t outer; /* no frame of its function below: its arc takes what it holds */
 };
+/* What a thread's ring holds that no drain charged yet (spy_offcpu_peek). */
+struct spy_offpeek {
+	uint64_t off, preempted, switches; /* cycles, of which preempted; intervals */
+};
+
 /* What an open frame's arc is owed of the intervals charged so far (spy_offcpu_owed). */
 struct spy_offowed {
 	uint32_t arc;
@@ -441,6 +446,7 @@ struct spy_tdata {
 	struct gmon_arcoff *arcoffs; /* beside arcs when off-CPU time was measured, else NULL */
 	struct gmon_arcctr *arcctrs; /* beside arcs when the thread had counters, else NULL */
 	struct spy_tfstat *fstats;
+	struct spy_offpeek off_open; /* a live thread's time off the CPU not charged yet, in its arcs */
 	struct spy_tcount {
 		uint32_t slot;
 		uint64_t count;
@@ -651,6 +657,9 @@ void spy_offcpu_settle(struct spy_thread *t);
 /* For a write: the arcs of t's frames with off-CPU time not given to them yet, and how much (n at
  * most t->off.nside, one per arc); another thread's, read as it may run. */
 uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, uint32_t n);
+/* For a write: the cycles off the CPU t's records hold that no drain charged yet, the interval it is
+ * in now (switched out) up to now_ns (CLOCK_MONOTONIC) included; another thread's, read as it may run. */
+void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_offpeek *p);
 /* The ring holds records not yet read: one load and a compare, for the exit hook. */
 static inline int spy_offcpu_pending(const struct spy_thread *t)
 {

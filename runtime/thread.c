@@ -252,9 +252,9 @@ void spy_thread_reset(struct spy_thread *t)
 		struct spy_arc *a = &t->arcs.arc[ai];
 
 		a->caller = i ? t->stack[i - 1].self : GMON_CALLER_NONE;
-		f->arc = ai;
-		f->func = SPY_ARC_FUNC(a->func);
-		f->children = 0;
+		SPY_SET(f->arc, ai);
+		SPY_SET(f->func, SPY_ARC_FUNC(a->func));
+		SPY_SET(f->children, 0);
 		/* not a frame of __spy_arc (key bit 0, or a pending tail call's mark): it ends without
 		 * an exit, and untimed */
 		if (t->timed && !spy_key_lazy(f->sp) && !(f->tail & SPY_TAIL_LAZY))
@@ -271,7 +271,7 @@ void spy_thread_reset(struct spy_thread *t)
 void spy_thread_restart(struct spy_thread *t, uint64_t now)
 {
 	for (uint32_t i = 0; i < t->depth; i++)
-		t->stack[i].entry = now;
+		SPY_SET(t->stack[i].entry, now);
 }
 
 static int owed_cmp(const void *a, const void *b)
@@ -313,14 +313,129 @@ static uint64_t owed_of(const struct spy_offowed *owed, uint32_t n, uint32_t arc
 	return e ? e->incl : 0;
 }
 
+/* What an open frame's arc would gain were the frame to end at the snapshot (open_get). */
+struct spy_openx {
+	uint32_t arc;
+	uint64_t incl, self;         /* wall cycles */
+	uint64_t oincl, oself, opre; /* of them off the CPU, not charged by a drain yet */
+};
+
+static int openx_cmp(const void *a, const void *b)
+{
+	const struct spy_openx *x = a, *y = b;
+
+	return x->arc < y->arc ? -1 : x->arc > y->arc;
+}
+
+/*
+ * Mode time: the calls still open on t's stack (a thread inside its root function when the file is
+ * written, a call around spy_dump) count up to now, as the pops would count them had they all ended
+ * now (hooks.c: pop_frame_as), and the time off the CPU the ring holds uncharged (spy_offcpu_peek)
+ * goes to them as a drain would give it: to the top frame's self, to each function's outermost
+ * frame's inclusive time. Nothing of t changes: its own pops count the whole calls later, and the
+ * next snapshot counts them again up to its own time. *ox (malloc'ed, NULL when none) of *n, one per
+ * arc, sorted; 0, or -1 without memory. t may be running (not held by a freeze): the depth is read
+ * once, and a time from a frame changing under the read is at worst off by that call.
+ */
+static int open_get(const struct spy_thread *t, uint32_t nf, struct spy_openx **ox, uint32_t *n,
+		    struct spy_offpeek *pkp)
+{
+	uint32_t depth = SPY_GET(t->depth), k = 0, top = 1;
+	uint64_t now, child = 0;
+	struct spy_offpeek pk = { 0, 0, 0 };
+	uint8_t *seen;
+
+	*ox = NULL;
+	*n = 0;
+	*pkp = pk;
+	if (!t->timed)
+		return 0;
+	if (t->off.on)
+		spy_offcpu_peek(t, spy_now_ns(CLOCK_MONOTONIC), &pk);
+	*pkp = pk; /* the thread's totals have it, whatever its stack */
+	if (depth > t->stack_max)
+		depth = t->stack_max;
+	if (!depth)
+		return 0;
+	now = spy_cycles();
+	*ox = malloc((size_t)depth * sizeof(**ox));
+	seen = calloc(nf / 8 + 1, 1);
+	if (!*ox || !seen) {
+		free(*ox);
+		free(seen);
+		*ox = NULL;
+		return -1;
+	}
+	/* bottom up: each function's outermost open frame takes the inclusive time (its depth count) */
+	for (uint32_t i = 0; i < depth; i++) {
+		const struct spy_frame *f = &t->stack[i];
+		uint32_t fi = SPY_GET(f->func);
+
+		if (spy_key_lazy(SPY_GET(f->sp)) || (SPY_GET(f->tail) & SPY_TAIL_LAZY))
+			continue;
+		(*ox)[k].arc = SPY_GET(f->arc);
+		(*ox)[k].oincl = fi < nf && !(seen[fi / 8] & (1u << (fi % 8))); /* outermost, for now */
+		if (fi < nf)
+			seen[fi / 8] |= (uint8_t)(1u << (fi % 8));
+		(*ox)[k].opre = i; /* its depth, for now */
+		k++;
+	}
+	free(seen);
+	/* top down: a frame's self is its time less its ended callees' and the open callee's above it;
+	 * one of __spy_arc's between keeps its callees' time (its pop passes none down) */
+	for (uint32_t j = k, i = depth; j-- > 0;) {
+		struct spy_openx *x = &(*ox)[j];
+		uint32_t d = (uint32_t)x->opre;
+		const struct spy_frame *f = &t->stack[d];
+		uint64_t entry = SPY_GET(f->entry), ch, incl;
+		int outer = (int)x->oincl;
+
+		if (d + 1 != i)
+			child = 0; /* a frame of __spy_arc's above it */
+		i = d;
+		incl = now > entry ? now - entry : 0;
+		ch = SPY_GET(f->children) + child;
+		x->incl = outer ? incl : 0;
+		x->self = incl > ch ? incl - ch : 0;
+		x->oincl = outer ? pk.off : 0;
+		x->oself = top ? pk.off : 0;
+		x->opre = top ? pk.preempted : 0;
+		top = 0;
+		child = incl;
+	}
+	qsort(*ox, k, sizeof(**ox), openx_cmp);
+	for (uint32_t i = 0; i < k; i++)
+		if (*n && (*ox)[*n - 1].arc == (*ox)[i].arc) {
+			struct spy_openx *a = &(*ox)[*n - 1];
+			const struct spy_openx *b = &(*ox)[i];
+
+			a->incl += b->incl;
+			a->self += b->self;
+			a->oincl += b->oincl;
+			a->oself += b->oself;
+			a->opre += b->opre;
+		} else {
+			(*ox)[(*n)++] = (*ox)[i];
+		}
+	return 0;
+}
+
+static const struct spy_openx *openx_of(const struct spy_openx *ox, uint32_t n, uint32_t arc)
+{
+	struct spy_openx key = { .arc = arc };
+
+	return n ? bsearch(&key, ox, n, sizeof(*ox), openx_cmp) : NULL;
+}
+
 /* Copy t's data into d (malloc'ed). The owner may be running: sizes are read once, chains are walked
  * no further than the pool, and an entry is linked only after it is filled (arcs.c). A function's
  * calls, inclusive and self cycles are the sums of its arcs'. */
 int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 {
 	struct spy_arcs *a = &t->arcs;
-	uint32_t nslots = spy_nslots, nowed = 0;
+	uint32_t nslots = spy_nslots, nowed = 0, nopen = 0;
 	struct spy_offowed *owed = NULL;
+	struct spy_openx *open = NULL;
 
 	memset(d, 0, sizeof(*d));
 	if (__atomic_load_n(&t->tables, __ATOMIC_ACQUIRE) && t->epoch == SPY_CTL_EPOCH(spy_ctl)) {
@@ -336,7 +451,8 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		if (nf)
 			d->fstats = calloc(nf, sizeof(*d->fstats));
 		if (!d->arcs || (nf && !d->fstats) || (t->off.on && !d->arcoffs) ||
-		    (t->ctr.on && !d->arcctrs) || owed_get(t, &owed, &nowed))
+		    (t->ctr.on && !d->arcctrs) || owed_get(t, &owed, &nowed) ||
+		    open_get(t, nf, &open, &nopen, &d->off_open))
 			goto oom;
 		uint32_t nctr = t->ctr.arcs ? __atomic_load_n(&t->ctr.narcs, __ATOMIC_ACQUIRE) : 0;
 		/* with off-CPU time measured, incl and self are what is left of the wall time: CPU time */
@@ -353,11 +469,17 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 				uint64_t incl = SPY_GET(e->incl), self = SPY_GET(e->self),
 					 count = SPY_GET(e->count);
 
+				const struct spy_openx *x = openx_of(open, nopen, i);
+				static const struct spy_openx nox;
+
+				x = x ? x : &nox;
+				incl += x->incl; /* its calls still open, up to now */
+				self += x->self;
 				if (!count && !incl && !self)
 					continue;
 				/* with what its open frames hold of the intervals so far */
-				uint64_t oincl = SPY_GET(o->incl) + owed_of(owed, nowed, i),
-					 oself = SPY_GET(o->self);
+				uint64_t oincl = SPY_GET(o->incl) + owed_of(owed, nowed, i) + x->oincl,
+					 oself = SPY_GET(o->self) + x->oself, wincl = incl;
 
 				if (cpu) {
 					incl = incl > oincl ? incl - oincl : 0;
@@ -365,7 +487,8 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 				}
 				if (d->arcoffs)
 					d->arcoffs[d->narcs] =
-						(struct gmon_arcoff){ oincl, oself, SPY_GET(o->self_pre) };
+						(struct gmon_arcoff){ oincl, oself,
+								      SPY_GET(o->self_pre) + x->opre };
 				if (d->arcctrs) {
 					struct gmon_arcctr *c = &d->arcctrs[d->narcs];
 
@@ -384,8 +507,7 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 					g->calls += count;
 					g->incl += incl;
 					g->self += self;
-					g->outer_sum +=
-						SPY_GET(e->incl); /* wall cycles, as the stopwatch's */
+					g->outer_sum += wincl; /* wall cycles, as the stopwatch's */
 				}
 			}
 		}
@@ -444,9 +566,11 @@ int spy_thread_snapshot(struct spy_thread *t, struct spy_tdata *d)
 		}
 	}
 	free(owed);
+	free(open);
 	return 0;
 oom:
 	free(owed);
+	free(open);
 	spy_tdata_free(d);
 	return -1;
 }

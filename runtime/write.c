@@ -330,9 +330,9 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 		g->flags |= GMON_THREAD_STOPWATCH;
 	if (t->off.on && spy_written_mode() == SPY_MODE_TIME) {
 		g->flags |= GMON_THREAD_OFFCPU;
-		g->off_blocked += SPY_GET(t->off.blocked);
-		g->off_preempted += SPY_GET(t->off.preempted);
-		g->off_switches += SPY_GET(t->off.switches);
+		g->off_blocked += SPY_GET(t->off.blocked) + d->off_open.off - d->off_open.preempted;
+		g->off_preempted += SPY_GET(t->off.preempted) + d->off_open.preempted;
+		g->off_switches += SPY_GET(t->off.switches) + d->off_open.switches;
 		g->off_lost += SPY_GET(t->off.lost);
 	}
 

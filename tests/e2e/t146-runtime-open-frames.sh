@@ -1,0 +1,137 @@
+#!/bin/bash
+# t146: a call still open when the profile is written counts up to that moment (issue 23, item 6), in
+# mode time, with samples/openframes.c: sleeper_loop, asleep in a loop that never returns, is off the
+# CPU (blocked) for its whole wall time, in its arc, its thread's total and the report's header, as
+# sleeper_ret, which returns, is; spinner_loop, which never returns, has its thread's CPU clock as
+# CPU self time and the rest of its wall time off the CPU; held(), open when main calls spy_dump,
+# counts in the dump up to the dump, and the dump does not end it: the final file has it once, whole,
+# nothing abandoned or unmatched. Without perf events (no off-CPU time) the loops still get their
+# wall time.
+. "$(dirname "$0")/t100-runtime-basics.sh"
+rt_setup
+tap_plan 7
+
+P=$T/openframes
+if ! check "samples/openframes.c builds" rt_cc "$P" "$CC" "$SAMPLES/openframes.c"; then
+	for _ in $(seq 6); do not_ok "not built"; done
+	tap_done
+fi
+
+# ms FILE FUNC FIELD: FIELD (incl, self, off_incl, off_self, off_self_pre, count) summed over the arcs
+# into FUNC, in milliseconds (count as is); wall: incl + off_incl
+ms() {
+	rt_dump "$1" | awk -v f="$2" -v k="$3" '
+		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
+		$1 == "times" { hz = val("tsc_hz") }
+		$1 == "arc" && val("callee") == f { s += k == "wall" ? val("incl") + val("off_incl") : val(k) }
+		END { if (k == "count") print s + 0; else printf "%.1f\n", hz ? s * 1000 / hz : -1 }'
+}
+# thr FILE FUNC KEY: KEY of the thread line of the thread whose arcs reach FUNC, in ms
+thr() {
+	rt_dump "$1" | awk -v f="$2" -v k="$3" '
+		function val(key,   i) { for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2) }
+		$1 == "times" { hz = val("tsc_hz") }
+		$1 == "thread" { line = $0; tid = val("tid"); v[tid] = val(k) }
+		$1 == "arc" && val("callee") == f { t = val("tid") }
+		END { printf "%.1f\n", hz && t != "" ? v[t] * 1000 / hz : -1 }'
+}
+out() { awk -v k="$1_ns" '$1 == k { printf "%.1f\n", $2 / 1e6 }' "$P.stdout"; }
+is() {
+	local cond=$1 a args=()
+	shift
+	echo "$* : $cond"
+	for a in "$@"; do args+=(-v "$a"); done
+	awk "${args[@]}" "BEGIN { exit !($cond) }"
+}
+
+run() {
+	rt_run "$P" "$T/dump.out" || return 1
+	cat "$P.stdout"
+	[ -s "$T/dump.out" ] || { echo "no dump"; return 1; }
+	rt_dump "$P.out" | grep -c '^thread .*offcpu,' | grep -qx 5 || { echo "# no off-CPU time here"; return 0; }
+}
+check "the run writes its dump and its profile" run
+
+# each sleeper's off-CPU time is its wall time, less its few microseconds of CPU a nap
+sleepers() {
+	is 'loop >= 0.95 * wall && loop <= wall + 100 && ret >= 0.95 * 1000 && loop >= 0.9 * ret && tblocked >= 0.95 * loop' \
+		loop="$(ms "$P.out" sleeper_loop off_incl)" wall="$(out loop_wall)" \
+		ret="$(ms "$P.out" sleeper_ret off_incl)" tblocked="$(thr "$P.out" sleeper_loop off_blocked)"
+}
+check "sleeper_loop, never returning, is off the CPU its whole wall time, as sleeper_ret that returns" sleepers
+
+spinner() {
+	is 'self >= 0.95 * cpu - 5 && self <= 1.05 * cpu + 5 && cpu >= 20 && self + off >= 0.95 * wall' \
+		self="$(ms "$P.out" spinner_loop self)" off="$(ms "$P.out" spinner_loop off_incl)" \
+		cpu="$(out spin_cpu)" wall="$(out loop_wall)"
+}
+check "spinner_loop, never returning, has its thread's CPU clock as CPU self, the rest off the CPU" spinner
+
+# the header's off-CPU total holds every thread's waits (each about its wall time: the loop's, 1 s for
+# sleeper_ret and main, 600 ms for holder), its call graph spinner_loop's CPU time
+report() {
+	local blocked self
+	"$SPY_BUILD/spinprof" -b "$P.out" >"$T/report" || return 1
+	blocked=$(sed -n 's/^off CPU: .* of which blocked \([0-9.]*\) s,.*/\1/p' "$T/report")
+	# its self and children in the call graph: the code without hooks it ran (ThreadSanitizer's,
+	# with SAN=thread) is its children there, a row of its own in the flat profile
+	self=$(awk '$1 ~ /^\[[0-9]+\]$/ && $(NF - 1) == "spinner_loop" { print ($3 + $4) * 1000; exit }' "$T/report")
+	is 'blocked * 1000 >= 0.95 * (wall + 1000 + 1000 + 600) && self >= 0.95 * cpu - 5' blocked="$blocked" self="$self" \
+		wall="$(out loop_wall)" cpu="$(out spin_cpu)" || { head -n 20 "$T/report"; return 1; }
+}
+check "the report's header counts their waits, its call graph spinner_loop's CPU time" report
+
+# held() began before the dump (at 300 ms) and lasts 600 ms
+dumped() {
+	is 'dc == 1 && dwall >= 250 && dwall < fwall && fc == 1 && fwall >= 600 && ab == 0 && um == 0' \
+		dc="$(ms "$T/dump.out" held count)" dwall="$(ms "$T/dump.out" held wall)" \
+		fc="$(ms "$P.out" held count)" fwall="$(ms "$P.out" held wall)" \
+		ab="$(rt_get "$P.out" lost abandoned)" um="$(rt_get "$P.out" lost unmatched)"
+}
+check "held(), open at spy_dump: the dump counts it up to then, the final file whole and once" dumped
+
+# without a ring (perf_event_open refused: wall time), the open loops still get their time
+cat >"$T/noperf.c" <<'EOC'
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#endif
+int main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (argc < 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("noperf");
+		return 127;
+	}
+	execv(argv[1], argv + 1);
+	perror("execv");
+	return 127;
+}
+EOC
+wall_only() {
+	$CC -O2 -o "$T/noperf" "$T/noperf.c" || return 1
+	rm -f "$P.out"
+	SPYRT_OUT="$P.out" "$T/noperf" "$P" >"$P.stdout" 2>"$P.stderr" || { cat "$P.stderr"; return 1; }
+	is 'loop >= 0.95 * wall && spin >= 0.95 * wall' loop="$(ms "$P.out" sleeper_loop incl)" \
+		spin="$(ms "$P.out" spinner_loop incl)" wall="$(out loop_wall)"
+}
+check "without perf events, the open loops' inclusive time is their wall time" wall_only
+tap_done
