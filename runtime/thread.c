@@ -223,7 +223,12 @@ idle:
 
 void spy_thread_close_frames(struct spy_thread *t, uint64_t now)
 {
-	spy_offcpu_drain(t, UINT64_MAX); /* its own thread: what it spent off the CPU first */
+	/* its own thread: what it spent off the CPU first, up to now, when every frame ends: a switch
+	 * since the caller read the time is none of theirs (it was charged to them, more time off the
+	 * CPU than their wall time) */
+	t->off.ending = t->depth ? t->depth : 1;
+	spy_offcpu_drain(t, now);
+	t->off.ending = 1;
 	while (t->depth)
 		spy_hooks_pop(t, now, 1);
 	spy_offcpu_settle(t); /* and the ended frames' arcs get what they held */
