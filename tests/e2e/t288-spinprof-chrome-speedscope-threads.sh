@@ -12,8 +12,8 @@
 # decimals; a thread's tree scaled so that its root is as corrected for the hooks' cost, its share
 # of the json's total, the rest a <profiler> event), under its bare name (an event's args would be shown as part of it); its Export nests work
 # in worker on each worker thread. The time-mode run is one whose every worker holds at least the CPU
-# time of its calls of work (up to 8 runs): a run where a worker's off-CPU time exceeds its wall time is
-# a known defect of the runtime, reported by the last point as a TODO.
+# and the wall time of its calls of work (up to 8 runs): a run where one does not is a known defect of
+# the runtime, reported by the last point as a TODO.
 . "$(dirname "$0")/t270-spinprof-folded.sh"
 . "$SPY_SRC/tests/e2e/viewer/viewer.sh"
 
@@ -28,29 +28,30 @@ made() {
 	RT_ENV=SPYRT_WATCH=calls:work rt_run "$P" 4 $M || return 1
 	mv "$P.out" "$P-s.out"
 	"$SPINPROF" --format=chrome -o "$P-s.json" "$P-s.out" || return 1
-	# a run whose every thread's worker took at least the CPU time of its calls of work: in some runs
-	# (3 of 12 here, on main before this test's change too) a worker's off-CPU time exceeds its wall time,
-	# a defect of the runtime's off-CPU accounting that point 6 reports; the viewer is judged on the others
+	# a run whose every worker holds at least the CPU and the wall time of its calls of work: in some
+	# runs under load (1 of 3 beside a CI run) one thread's work has no time off the CPU at all while its
+	# worker holds it (so work's CPU time exceeds worker's), a defect of the runtime's off-CPU accounting
+	# that the last point reports; the viewer is judged on a run without it
 	local i inconsistent=0
 	for ((i = 1; i <= 8; i++)); do
 		RT_ENV="SPYRT_MODE=time SPYRT_WATCH=none" rt_run "$P" 4 20000 || return 1
 		mv "$P.out" "$P-t.out"
-		"$SPINPROF" --dump "$P-t.out" | cpu_consistent && break
+		"$SPINPROF" --dump "$P-t.out" | cpu_consistent >>"$T/inconsistent.log" && break
 		inconsistent=$((inconsistent + 1))
 	done
 	echo "$inconsistent" >"$T/inconsistent" # (check runs this in a subshell)
 	"$SPINPROF" --format=chrome -o "$P-t.json" "$P-t.out" || return 1
 	"$SPINPROF" --dump "$P-s.out" >"$P-s.dump" && "$SPINPROF" --dump "$P-t.out" >"$P-t.dump"
 }
-# a dump's arcs on stdin: 0 when on every thread worker's CPU time (incl - off_incl) is at least work's,
-# and so is its measured time (incl, what chrome lays out: a callee longer than its caller is cut)
+# a dump's arcs on stdin: 0 when on every thread worker's CPU time (incl, what chrome lays out: a callee
+# longer than its caller is cut) is at least work's, and so is its wall time (incl + off_incl)
 cpu_consistent() {
 	awk '$1 == "arc" { delete v; for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
-			c = v["incl"] - v["off_incl"]
+			c = v["incl"] + v["off_incl"]
 			if (v["callee"] == "worker") { w[v["tid"]] = c; wi[v["tid"]] = v["incl"] }
 			else if (v["callee"] == "work") { k[v["tid"]] = c; ki[v["tid"]] = v["incl"] } }
 		END { for (t in w) if (w[t] < k[t] || wi[t] < ki[t]) {
-				print "thread " t ": worker CPU " w[t] " < work CPU " k[t] " or incl " wi[t] " < " ki[t]; bad = 1 }
+				print "thread " t ": worker wall " w[t] " < work wall " k[t] " or CPU " wi[t] " < " ki[t]; bad = 1 }
 			exit bad }'
 }
 if ! sp_check "threads: a calls:work profile and a time-mode one, spinprof --format=chrome writes both" made; then
@@ -167,11 +168,11 @@ sampled() {
 }
 check "samples: 4 lanes named apart by tid, each with the calls of work its thread made (work's self)" sampled
 
-# when every time-mode run had a thread whose worker holds less than its work (the runtime's defect that
+# when every time-mode run had a thread whose work holds more than its worker (the runtime's defect that
 # the last point reports), the viewer's numbers and nesting cannot be judged on them
 ALL_BAD=
 [ "$(cat "$T/inconsistent" 2>/dev/null || echo 0)" -lt 8 ] ||
-	ALL_BAD=" # SKIP all 8 time-mode runs had a worker holding less than its work (the last point's defect)"
+	ALL_BAD=" # SKIP all 8 time-mode runs had a work holding more than its worker (the last point's defect)"
 timed() {
 	[ -z "$ALL_BAD" ] || return 0
 	viewer_speedscope "$P-t.json" "$T/st" >/dev/null || { cat "$T/st/shown"; return 1; }
@@ -208,13 +209,16 @@ shot() {
 check "a screenshot of each time-mode lane's flame chart is a PNG$ALL_BAD" shot
 
 # The runtime's own consistency, a known defect (a TODO: counted as passed, shown in the log): in every
-# time-mode run above, each worker held at least the CPU time of its calls of work
+# time-mode run above, each worker held at least the CPU and the wall time of its calls of work. (This
+# point once took CPU less off-CPU time for a worker's CPU time, and so a worker preempted longer than
+# it ran on its own for a defect: off_incl is apart from incl, not in it.)
 inconsistent=$(cat "$T/inconsistent" 2>/dev/null || echo 0)
 if ((inconsistent)); then
-	todo "time mode: each worker's CPU time holds its calls' ($inconsistent run(s) had a worker whose off-CPU time exceeded its wall time)" \
-		"the runtime's off-CPU accounting at a thread's root frame"
+	sed 's/^/# /' "$T/inconsistent.log"
+	todo "time mode: each worker's CPU and wall time hold its calls' ($inconsistent run(s) had a work holding more CPU time than its worker)" \
+		"the runtime's off-CPU accounting: a thread's work charged no time off the CPU, its worker all of it"
 else
-	ok "time mode: each worker's CPU time holds its calls'"
+	ok "time mode: each worker's CPU and wall time hold its calls'"
 fi
 
 tap_done
