@@ -2,11 +2,11 @@
 # t146: a call still open when the profile is written counts up to that moment (issue 23, item 6), in
 # mode time, with samples/openframes.c: sleeper_loop, asleep in a loop that never returns, is off the
 # CPU (blocked, or waiting for a CPU once woken) for its whole wall time, in its arc, its thread's
-# total and the report's header, as sleeper_ret, which returns, is; spinner_loop, which never returns, has its thread's CPU clock as
-# CPU self time and the rest of its wall time off the CPU; held(), open when main calls spy_dump,
-# counts in the dump up to the dump, and the dump does not end it: the final file has it once, whole,
-# nothing abandoned or unmatched. Without perf events (no off-CPU time) the loops still get their
-# wall time.
+# total and the report's header, as sleeper_ret, which returns, is; spinner_loop, which never
+# returns, has its thread's CPU clock as CPU self time and the rest of its wall time off the CPU;
+# held(), open when main calls spy_dump, counts in the dump up to the dump, and the dump does not end
+# it: the final file has it once, whole, nothing abandoned or unmatched. Without perf events (no
+# off-CPU time) the loops still get their wall time.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
 tap_plan 7
