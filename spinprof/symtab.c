@@ -29,22 +29,30 @@ int symtab_is_elf(const char *path)
 	return n == 4 && memcmp(magic, "\177ELF", 4) == 0;
 }
 
-/* gprof's core_sym_class for a local symbol's name: no '$'; a '.' only as clone or nested
- * function suffixes made of digits (".clone.N", ".constprop.N", ".N"). */
-static int local_name_ok(const char *name)
+/*
+ * gprof's core_sym_class for a local symbol's name: no '$'; a '.' only as clone or nested function
+ * suffixes made of digits (".clone.N", ".constprop.N", ".N"). And as gprof reads it (binutils 2.40):
+ * a name that ends in such a suffix is not where its scan stops, which steps over the name's NUL and
+ * goes on into the next string of the string table, so that do_slabs_free_chunked.constprop.0 is
+ * dropped when memory_release.part.0 follows it there (memcached 1.6.18 built with -pg) while
+ * server_socket.constprop.0, followed by listen_conn, is kept. The scan here does the same up to
+ * end, the end of the string table, where gprof reads on past the table; there it stops.
+ */
+static int local_name_ok(const char *name, const char *end)
 {
 	if (!name[0])
 		return 0;
-	for (; *name; ++name) {
+	for (; name < end && *name; ++name) {
 		if (*name == '$')
 			return 0;
 		while (*name == '.') {
 			int digit_seen = 0;
-			if (strlen(name) > 7 && strncmp(name, ".clone.", 7) == 0)
+			if (strnlen(name, (size_t)(end - name)) > 7 && strncmp(name, ".clone.", 7) == 0)
 				name += 6;
-			else if (strlen(name) > 11 && strncmp(name, ".constprop.", 11) == 0)
+			else if (strnlen(name, (size_t)(end - name)) > 11 &&
+				 strncmp(name, ".constprop.", 11) == 0)
 				name += 10;
-			for (name++; *name; name++) {
+			for (name++; name < end && *name; name++) {
 				if (digit_seen && *name == '.')
 					break;
 				else if (isdigit((unsigned char)*name))
@@ -52,9 +60,9 @@ static int local_name_ok(const char *name)
 				else
 					return 0;
 			}
+			if (name >= end)
+				return 1;
 		}
-		if (!*name)
-			break;
 	}
 	return 1;
 }
@@ -117,7 +125,7 @@ int symtab_load_build_id(struct symtab *t, const char *path)
 
 /* The class gprof gives a symbol: 'T' (global, weak), 't' (local), 0 (not a function); with all, a
  * local's name is not filtered (GCC's clones: spy records them as functions). */
-static int sym_class(Elf *elf, const GElf_Sym *s, const char *name, int all)
+static int sym_class(Elf *elf, const GElf_Sym *s, const char *name, const char *end, int all)
 {
 	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
 	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_COMMON || type == STT_SECTION ||
@@ -133,7 +141,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name, int all)
 		return 0;
 	if (bind == STB_GLOBAL || bind == STB_GNU_UNIQUE)
 		return bind == STB_GLOBAL ? 'T' : 0;
-	if ((all ? !name[0] : !local_name_ok(name)) || strncmp(name, "__gnu_compiled", 14) == 0)
+	if ((all ? !name[0] : !local_name_ok(name, end)) || strncmp(name, "__gnu_compiled", 14) == 0)
 		return 0;
 	return 't';
 }
@@ -325,6 +333,9 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			continue;
 		size_t n = sh.sh_size / sh.sh_entsize;
 		uint32_t file_no = 0;
+		/* the string table's end, for gprof's scan past a name (local_name_ok) */
+		Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+		Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
 		for (size_t i = 1; i < n; i++) {
 			GElf_Sym s;
 			if (!gelf_getsym(d, (int)i, &s))
@@ -334,7 +345,11 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
 			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name)
 				continue;
-			int c = sym_class(elf, &s, name, t->all_funcs);
+			const char *end = name + strlen(name) + 1; /* where the table is not one buffer */
+			if (sd && sd->d_buf && name >= (const char *)sd->d_buf &&
+			    name < (const char *)sd->d_buf + sd->d_size)
+				end = (const char *)sd->d_buf + sd->d_size;
+			int c = sym_class(elf, &s, name, end, t->all_funcs);
 			/* -D, as gprof's core_sym_class: only local symbols must be functions */
 			if (!c || (c == 't' && t->no_static) ||
 			    (c == 't' && t->only_funcs && GELF_ST_TYPE(s.st_info) != STT_FUNC))
