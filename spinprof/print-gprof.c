@@ -327,6 +327,30 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	*o->q++ = '\n';
 }
 
+
+/* gprof's granularity line says what one sample is worth; a spy profile has no samples to weigh: it
+ * says what its unit is and how much time there is (of seconds, in the profile's ticks), or that its
+ * mode measures none. */
+static void spy_granularity(FILE *f, const struct prof *p, double seconds)
+{
+	if (p->measured)
+		fprintf(f, "\ngranularity: exact cycle counts, one cycle %.3g ns; %.6f seconds in all\n\n",
+			1e9 / p->hz, seconds / p->hz);
+	else if (p->sampled)
+		fprintf(f,
+			"\ngranularity: exact call counts; times from %s samples of the stacks, one "
+			"tick %.3g ms; %.2f seconds in all\n\n",
+			gmon_watch_name(p->spy.sampling->watch), 1e3 / p->hz, seconds / p->hz);
+	else if (p->no_arcs)
+		fputs("\ngranularity: exact calls per function; callers not recorded in mode count\n\n", f);
+	else if (p->spy.hdr.mode == SPY_MODE_TIME)
+		fputs("\ngranularity: exact call counts; no times (the profile has no time-stamp rate)\n\n",
+		      f);
+	else
+		fprintf(f, "\ngranularity: exact call counts; no times in mode %s\n\n",
+			gmon_mode_name(p->spy.hdr.mode));
+}
+
 void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first)
 {
 	unsigned flags = po->flags;
@@ -393,14 +417,19 @@ void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first
 			if (symspecs_in_flat(p, &p->items[i]))
 				total += p->items[i].time;
 	}
-	if (flags & PRINT_BSD) {
+	/* -T: gprof's granularity line, or a spy profile's own, which says what it has */
+	int spy_line = (flags & PRINT_BSD) && p->kind == PROF_SPY;
+	if (spy_line) {
+		spy_granularity(f, p, total > 0.0 ? total : 0.0);
+	} else if (flags & PRINT_BSD) {
 		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s)", p->granularity);
 		if (total > 0.0)
 			fprintf(f, " for %.2f%% of %.2f seconds\n\n", 100.0 / total, total / p->hz);
 	}
 	if (total <= 0.0) {
 		char why[160];
-		fprintf(f, " no time accumulated%s\n\n", no_ticks(p, why, sizeof(why)) ? why : "");
+		if (!spy_line)
+			fprintf(f, " no time accumulated%s\n\n", no_ticks(p, why, sizeof(why)) ? why : "");
 		total = 1.0;
 	}
 	if (p->offcpu) {
@@ -920,24 +949,8 @@ void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *firs
 					    "\t\t     Call graph (explanation follows)\n\n",
 		      f);
 	double print_time = p->print_time;
-	/* gprof's line says what one sample is worth; a spy profile has no samples to weigh: it says
-	 * what its unit is and how much time there is, or that its mode measures none */
-	if (p->kind == PROF_SPY && p->measured)
-		fprintf(f, "\ngranularity: exact cycle counts, one cycle %.3g ns; %.6f seconds in all\n\n",
-			1e9 / p->hz, print_time / p->hz);
-	else if (p->kind == PROF_SPY && p->sampled)
-		fprintf(f,
-			"\ngranularity: exact call counts; times from %s samples of the stacks, one "
-			"tick %.3g ms; %.2f seconds in all\n\n",
-			gmon_watch_name(p->spy.sampling->watch), 1e3 / p->hz, print_time / p->hz);
-	else if (p->kind == PROF_SPY && p->no_arcs)
-		fputs("\ngranularity: exact calls per function; callers not recorded in mode count\n\n", f);
-	else if (p->kind == PROF_SPY && p->spy.hdr.mode == SPY_MODE_TIME)
-		fputs("\ngranularity: exact call counts; no times (the profile has no time-stamp rate)\n\n",
-		      f);
-	else if (p->kind == PROF_SPY)
-		fprintf(f, "\ngranularity: exact call counts; no times in mode %s\n\n",
-			gmon_mode_name(p->spy.hdr.mode));
+	if (p->kind == PROF_SPY)
+		spy_granularity(f, p, print_time);
 	else if (print_time > 0.0)
 		fprintf(f, "\ngranularity: each sample hit covers %ld byte(s) for %.2f%% of %.2f seconds\n\n",
 			p->granularity, 100.0 / print_time, print_time / p->hz);
@@ -946,7 +959,15 @@ void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *firs
 			p->granularity);
 	if (print_time <= 0.0)
 		print_time = 1.0;
-	if (bsd)
+	if (bsd && p->offcpu) /* a spy profile's: gprof's header with the off-CPU column labelled */
+		fprintf(f,
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %9.9s%-8.8s\n"
+			"%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %7.7s  %-8.8s\t%5.5s\n"
+			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %9.9s%-8.8s\n\n",
+			"", "", "", "", "called", "total", "", "parents", "index", "%time", "self",
+			"descendants", "called", "self", "off cpu", "name", "index", "", "", "", "", "called",
+			"total", "", "children");
+	else if (bsd)
 		fprintf(f,
 			"%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n"
 			"%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n"
