@@ -327,7 +327,6 @@ static void flat_line(struct obuf *o, const struct prof *p, const struct prof_fu
 	*o->q++ = '\n';
 }
 
-
 /* gprof's granularity line says what one sample is worth; a spy profile has no samples to weigh: it
  * says what its unit is and how much time there is (of seconds, in the profile's ticks), or that its
  * mode measures none. */
