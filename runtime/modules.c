@@ -5,14 +5,57 @@
 #include "spyrt.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct spy_module *spy_modules;
 uint32_t spy_nmodules, spy_modules_alloc;
+
+/* The file /proc/self/maps names for the mapping that holds addr (malloc'ed), or NULL: the path the
+ * loader resolved, where dl_iterate_phdr gives the name dlopen was called with ("./libx.so", relative
+ * to a directory the program may have left since). */
+static char *maps_path_of(uint64_t addr)
+{
+	size_t cap = PATH_MAX + 128, len = 0;
+	char *line = malloc(cap), *path = NULL;
+	int fd = line ? open("/proc/self/maps", O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t r;
+
+	if (fd < 0) {
+		free(line);
+		return NULL;
+	}
+	/* one line at a time in line[0, len); a line longer than cap is skipped */
+	while (!path && (r = read(fd, line + len, cap - 1 - len)) > 0) {
+		char *nl, *p;
+
+		len += (size_t)r;
+		line[len] = 0;
+		p = line;
+		while (!path && (nl = memchr(p, '\n', len - (size_t)(p - line)))) {
+			unsigned long long lo, hi;
+			char *slash;
+
+			*nl = 0;
+			if (sscanf(p, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi &&
+			    (slash = strchr(p, '/')))
+				path = strdup(slash);
+			p = nl + 1;
+		}
+		len -= (size_t)(p - line);
+		memmove(line, p, len);
+		if (len == cap - 1)
+			len = 0;
+	}
+	close(fd);
+	free(line);
+	return path;
+}
 
 static void module_fill(struct spy_module *m, struct dl_phdr_info *info, int first)
 {
@@ -70,6 +113,15 @@ static void module_fill(struct spy_module *m, struct dl_phdr_info *info, int fir
 	}
 	if (m->text_lo > m->text_hi)
 		m->text_lo = m->text_hi = 0;
+	/* a relative name (dlopen("./libx.so")): the file the loader mapped, wherever spinprof runs */
+	if (m->path && m->path[0] != '/' && !(m->flags & GMON_MOD_VDSO) && m->text_hi) {
+		char *abs = maps_path_of(m->text_lo);
+
+		if (abs) {
+			free(m->path);
+			m->path = abs;
+		}
+	}
 }
 
 /* Paths are malloc'ed, or NULL when that failed (then read as ""). */
