@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "esc.h"
+#include "pcname.h"
 #include "prof.h"
 #include "spy-abi.h"
 
@@ -135,6 +136,38 @@ static const char *func_of_pc(const struct prof *p, uint64_t pc, uint64_t top)
 	return NULL;
 }
 
+/* pc outside the instrumented functions' ranges: "NAME+0xOFF [MODULE]" by its module's symbols (libc's,
+ * say), "NAME [MODULE]" for a part of NAME placed before it (GCC's NAME.cold), else "MODULE+0xOFF"
+ * (from the module's load address), else nothing; the bare NAME in fn, else "". */
+static void name_pc(const struct prof *p, uint64_t pc, char *buf, size_t size, char *fn, size_t fnsize)
+{
+	buf[0] = fn[0] = 0;
+	for (uint32_t m = 0; pc && m < p->spy.nmodules; m++) {
+		const struct gmon_module *g = &p->spy.modules[m];
+		struct pcname n;
+		uint64_t start = 0;
+		const char *name;
+
+		if (pc < g->text_lo || pc >= g->text_hi)
+			continue;
+		pcname_init(&n, &p->spy, 0);
+		name = pcname_func(&n, (int)m, pc, &start);
+		if (name) {
+			snprintf(fn, fnsize, "%s", name);
+			if (start <= pc)
+				snprintf(buf, size, "%s+0x%llx [%s]", name, (unsigned long long)(pc - start),
+					 pcname_module(&n, (int)m));
+			else
+				snprintf(buf, size, "%s [%s]", name, pcname_module(&n, (int)m));
+		} else {
+			snprintf(buf, size, "%s+0x%llx", pcname_module(&n, (int)m),
+				 (unsigned long long)(pc - g->base));
+		}
+		pcname_release(&n);
+		return;
+	}
+}
+
 /* The run ended by a signal: which, where, and whether the profile is whole. */
 static void print_signal(FILE *f, const struct prof *p)
 {
@@ -144,7 +177,7 @@ static void print_signal(FILE *f, const struct prof *p)
 	const char *abbrev = sig > 0 && sig < 65 ? sigabbrev_np(sig) : NULL;
 	uint64_t top_addr = counter(p, "signal_func");
 	const char *at = func_of_pc(p, pc, top_addr), *top = func_at(p, top_addr);
-	char name[32];
+	char name[32], where[512], fn[256];
 
 	if (abbrev)
 		snprintf(name, sizeof(name), "SIG%s", abbrev);
@@ -152,9 +185,14 @@ static void print_signal(FILE *f, const struct prof *p)
 		snprintf(name, sizeof(name), "signal %d", sig);
 	fprintf(f, "%s by %s at 0x%llx", h->flags & GMON_HDR_INCOMPLETE ? "incomplete: killed" : "ended",
 		name, (unsigned long long)pc);
+	where[0] = fn[0] = 0;
+	if (!at)
+		name_pc(p, pc, where, sizeof(where), fn, sizeof(fn));
 	if (at)
 		fprintf(f, " in %s", esc_text(at));
-	if (top && (!at || strcmp(at, top)))
+	else if (where[0])
+		fprintf(f, " in %s", esc_text(where));
+	if (top && (at ? strcmp(at, top) : strcmp(fn, top)))
 		fprintf(f, " (innermost instrumented call: %s)", esc_text(top));
 	fputs(h->flags & GMON_HDR_INCOMPLETE ? "; written in the crash handler: what could be read\n" :
 					       "; the profile was written before the signal took effect\n",

@@ -2,7 +2,8 @@
 # t129: a run ended by SIGSEGV, SIGFPE, SIGILL, SIGBUS or SIGABRT (samples/signals.c, crashing in
 # crash_here after 1000 calls of work()) ends with the plain build's wait status, and its profile reads,
 # has work() 1000 times and crash_here() once, and says "incomplete: killed by SIGxxx at PC in
-# crash_here" (for abort(), whose PC is in libc, crash_here as the innermost instrumented call). A
+# crash_here" (for abort(), whose PC is in libc, the libc function and offset, and crash_here as the
+# innermost instrumented call). A
 # SIGSEGV on a second thread while main loops: the same status, and the self-check holds. Under
 # AddressSanitizer the sanitizer keeps the crash signals: only the statuses are compared.
 . "$(dirname "$0")/t100-runtime-basics.sh"
@@ -37,11 +38,13 @@ for s in SEGV FPE BUS; do
 		crash $s "^incomplete: killed by SIG$s at 0x[0-9a-f]* in crash_here; written in the crash handler"
 done
 # GCC puts __builtin_trap's ud2 in crash_here.cold, outside the function's own range: named by the
-# shadow stack's innermost call then
+# executable's symbols (the .cold part's owner, with its module), or by the shadow stack's innermost call
 check "SIGILL: status as plain; incomplete, killed by SIGILL, crash_here named" \
-	crash ILL "^incomplete: killed by SIGILL at 0x[0-9a-f]* \(in crash_here;\|(innermost instrumented call: crash_here)\)"
-check "SIGABRT (abort): status as plain; incomplete, innermost instrumented call crash_here" \
-	crash ABRT "^incomplete: killed by SIGABRT at 0x[0-9a-f]* .*crash_here"
+	crash ILL "^incomplete: killed by SIGILL at 0x[0-9a-f]* \(in crash_here\( \[sig\]\)\?;\|(innermost instrumented call: crash_here)\)"
+# abort()'s PC is in libc: named by libc's symbols (libc6-dbg's, which make deps installs) with its
+# offset and module, as everywhere else, not as the run's bare address
+check "SIGABRT (abort): status as plain; incomplete, the PC named in libc, innermost instrumented call crash_here" \
+	crash ABRT "^incomplete: killed by SIGABRT at 0x[0-9a-f]* in [^ ]*+0x[0-9a-f]* \[libc\.so\.6\] (innermost instrumented call: crash_here)"
 
 thread() {
 	local a b

@@ -36,7 +36,8 @@ overflowed() {
 	[ -n "$f" ] && (((f & 0x30) == 0x30)) || { rt_dump gmon.out | head -n 1; return 1; }
 	"$SPY_BUILD/spinprof" -b gmon.out >report 2>&1 || { head -n 3 report; return 1; }
 	# the overflow lands in deep or in its hook (then deep is the innermost instrumented call)
-	grep -q '^incomplete: killed by SIGSEGV at 0x[0-9a-f]* \(in deep;\|(innermost instrumented call: deep)\)' report ||
+	# the stack overflows in deep or in its entry hook (named by libspyrt.so's symbols then)
+	grep -q '^incomplete: killed by SIGSEGV at 0x[0-9a-f]* \(in deep;\|\(in [^ ]* \[[^]]*\] \)\?(innermost instrumented call: deep)\)' report ||
 		{ grep -E '^(ended|incomplete)' report; return 1; }
 	rt_facts gmon.out >facts
 	deep=$(sed -n 's/^func deep //p' facts)
