@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "esc.h"
 #include "dom.h"
@@ -61,6 +62,23 @@ static void entry(const struct out *u, const struct sp_proc *pr)
 	fprintf(f, " (%.1f%%).\n", pct(u, pr->total));
 }
 
+/* Cedar's header dates the run: when it started and when the file was written, in UTC (CLOCK_REALTIME
+ * as the runtime read it), to the second. */
+static void print_when(FILE *f, const struct gmon_header *h)
+{
+	char a[32], b[32];
+	time_t t0 = (time_t)(h->start_ns / 1000000000u), t1 = (time_t)(h->end_ns / 1000000000u);
+	struct tm tm;
+
+	if (!h->start_ns || !gmtime_r(&t0, &tm) || !strftime(a, sizeof(a), "%Y-%m-%d %H:%M:%S", &tm))
+		return;
+	if (h->end_ns < h->start_ns || !gmtime_r(&t1, &tm) ||
+	    !strftime(b, sizeof(b), t1 / 86400 == t0 / 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm))
+		fprintf(f, "run: started %s UTC\n", a);
+	else
+		fprintf(f, "run: %s to %s UTC\n", a, b);
+}
+
 static void header(const struct out *u)
 {
 	FILE *f = u->f;
@@ -69,6 +87,7 @@ static void header(const struct out *u)
 	const struct gmon_profile *g = &p->spy;
 	const struct gmon_sampling *s = g->sampling;
 	section(f, "Spy report.");
+	print_when(f, &g->hdr);
 	if (!m->sampled) {
 		fprintf(f,
 			"watching: nothing sampled; the tree is built from the exact cycles of mode time\n");

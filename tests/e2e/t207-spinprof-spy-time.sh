@@ -7,7 +7,8 @@
 # the numbers agree with the gprof part of the same run (work's TOTAL% with its % time, each caller's
 # line with its child line's self + children), work's total is the sum of its callers' lines, and with
 # --cutoff=0 the SELF column adds up to the header's total. A profile with neither times nor samples
-# (mode arcs) is refused by --spy, and -b alone prints no Spy report for it.
+# (mode arcs) is refused by --spy, and -b alone prints no Spy report for it. The header dates the run
+# ("run: START to END UTC", as Cedar's Spy dated its report; issue 26, item 6).
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 . "$(dirname "$0")/t100-runtime-basics.sh"
 
@@ -18,11 +19,12 @@ S=${SPY_TWOCALLERS_S:-20000}
 P=$T/twocallers
 SRC=$SAMPLES/twocallers.c
 
-tap_plan 8
+tap_plan 9
 
 run_it() {
 	rt_sample twocallers "$P" || return 1
 	RT_ENV="SPYRT_MODE=time SPYRT_WATCH=none" rt_run "$P" "$S" || return 1
+	cp "$P.out" "$P-time.out" # (the last point's; others run the program again)
 	"$SPINPROF" --spy -b --cutoff=0 "$P.out" >"$P.spy" 2>"$P.err" || { echo "spinprof --spy: status $?"; cat "$P.err"; return 1; }
 	"$SPINPROF" -b "$P.out" >"$P.txt" 2>>"$P.err" || { echo "spinprof -b: status $?"; cat "$P.err"; return 1; }
 	sp_facts "$P.txt" >"$P.facts"
@@ -138,4 +140,20 @@ check "--spy on a mode arcs profile without samples: one line, status 2" arcs_re
 
 check "spinprof wrote nothing on stderr" bash -c "! grep -q . '$P.err'"
 
+# Cedar's header dates the run: "run: START to END UTC", the file's start_ns and end_ns to the second
+dated() {
+	local t0 t1 want
+	t0=$(rt_dump "$P-time.out" | sed -n 's/^times start_ns=\([0-9]*\) end_ns=\([0-9]*\) .*/\1/p')
+	t1=$(rt_dump "$P-time.out" | sed -n 's/^times start_ns=\([0-9]*\) end_ns=\([0-9]*\) .*/\2/p')
+	[ -n "$t0" ] && [ -n "$t1" ] || { rt_dump "$P-time.out" | grep '^times'; return 1; }
+	if [ "$(date -u -d "@$((t0 / 1000000000))" +%F)" = "$(date -u -d "@$((t1 / 1000000000))" +%F)" ]; then
+		want="run: $(date -u -d "@$((t0 / 1000000000))" '+%F %T') to $(date -u -d "@$((t1 / 1000000000))" +%T) UTC"
+	else
+		want="run: $(date -u -d "@$((t0 / 1000000000))" '+%F %T') to $(date -u -d "@$((t1 / 1000000000))" '+%F %T') UTC"
+	fi
+	echo "want: $want"
+	grep -m1 '^run: ' "$P.spy"
+	grep -qx "$want" "$P.spy"
+}
+check "the Spy header dates the run (start and end, UTC)" dated
 tap_done
