@@ -250,7 +250,22 @@ static void hist_env(const char *v)
 			free_hists();
 			break;
 		}
-		nhists++;
+		/* one histogram per node or leg: a second one for the same would be dropped unseen */
+		int dup = 0;
+
+		for (uint32_t i = 0; i < nhists && !dup; i++)
+			dup = hists[i].leg == hists[nhists].leg && !strcmp(hists[i].a, hists[nhists].a) &&
+			      (!hists[i].leg || !strcmp(hists[i].b, hists[nhists].b));
+		if (dup) {
+			spy_warn("spy: SPYRT_HIST has a second histogram for %s %s%s%s; keeping the first",
+				 hists[nhists].leg ? "leg" : "node", hists[nhists].a,
+				 hists[nhists].leg ? ">" : "", hists[nhists].leg ? hists[nhists].b : "");
+			free(hists[nhists].a);
+			free(hists[nhists].b);
+			memset(&hists[nhists], 0, sizeof(hists[nhists]));
+		} else {
+			nhists++;
+		}
 		if (last)
 			break;
 		s += n + 1;

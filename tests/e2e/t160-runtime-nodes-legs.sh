@@ -16,7 +16,7 @@
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 
-tap_plan 16
+tap_plan 17
 
 P=$T/nodes
 LEGS='start>end,start>mid,mid>end,rin>rout,ping>pong'
@@ -168,6 +168,17 @@ bad() {
 		! rt_dump nodes.out | grep '^node ' | grep -qv 'hist=-'
 }
 check "bad SPYRT_LEGS, _LEG_TRACK, _LEG_ADD, _LEG_THREAD, _HIST: one line each, the defaults" bad
+
+# a second histogram for one node or leg: said in one line each, the first kept (it was dropped unseen)
+twice() {
+	RT_ENV="SPYRT_LEGS=$LEGS SPYRT_HIST=$HIST,node:mid:log,leg:start>end:linear:0:1:4" rt_run "$P" || return 1
+	cat "$P.stderr"
+	grep -qx "spy: SPYRT_HIST has a second histogram for node mid; keeping the first" "$P.stderr" &&
+		grep -qx "spy: SPYRT_HIST has a second histogram for leg start>end; keeping the first" "$P.stderr" &&
+		[ "$(grep -c . "$P.stderr")" = 2 ] || return 1
+	hist && leghist
+}
+check "SPYRT_HIST with a second histogram for mid and for start>end: one line each, the first ones kept" twice
 
 sum() {
 	RT_ENV="SPYRT_LEGS=$LEGS" rt_run "$P" || return 1
