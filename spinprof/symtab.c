@@ -153,18 +153,46 @@ static int sym_addr_cmp(const void *a, const void *b)
 }
 
 /* gprof's symtab_finalize: sort, fold symbols of one address, close each range at the next. */
+/* gprof's order for symtab_finalize (cmp_addr): by address, functions first, then globals, then as
+ * the symbol table lists them (glibc's qsort there is a stable merge sort) */
+static int sym_gnu_cmp(const void *a, const void *b)
+{
+	const struct symtab_sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->is_func != y->is_func)
+		return y->is_func - x->is_func;
+	if (x->is_static != y->is_static)
+		return x->is_static - y->is_static;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Of two symbols at one address, src takes prev's place: a global over a static, a function over
+ * a label, then gprof's rule of the leading underscores (GNU mode: two static functions at one
+ * address, such as GCC's identical-code folding makes of sqlite's fts3HashMalloc and
+ * sqlite3Fts3MallocZero, keep the first of the symbol table, as gprof does) or spy's, the shorter
+ * name. */
+static int sym_better(const struct symtab *t, const struct symtab_sym *src, const struct symtab_sym *prev)
+{
+	if (!src->is_static && prev->is_static)
+		return 1;
+	if (src->is_static != prev->is_static || src->is_func != prev->is_func)
+		return src->is_static == prev->is_static && src->is_func && !prev->is_func;
+	if (t->all_funcs)
+		return strlen(src->name) < strlen(prev->name);
+	return (src->name[0] != '_' && prev->name[0] == '_') ||
+	       (src->name[0] && src->name[1] != '_' && prev->name[0] && prev->name[1] == '_');
+}
+
 static void finalize(struct symtab *t)
 {
-	qsort(t->items, t->nr, sizeof(*t->items), sym_addr_cmp);
+	qsort(t->items, t->nr, sizeof(*t->items), t->all_funcs ? sym_addr_cmp : sym_gnu_cmp);
 	size_t dst = 0;
 	for (size_t i = 0; i < t->nr; i++) {
 		struct symtab_sym *src = &t->items[i];
 		if (dst > 0 && t->items[dst - 1].addr == src->addr) {
 			struct symtab_sym *prev = &t->items[dst - 1];
-			if ((!src->is_static && prev->is_static) ||
-			    (src->is_static == prev->is_static &&
-			     ((src->is_func && !prev->is_func) ||
-			      (src->is_func == prev->is_func && strlen(src->name) < strlen(prev->name))))) {
+			if (sym_better(t, src, prev)) {
 				free(prev->name);
 				*prev = *src;
 			} else {

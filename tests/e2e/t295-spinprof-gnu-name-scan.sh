@@ -7,12 +7,14 @@
 # every index after it was one lower than spinprof's). names.c gives its static functions those names
 # by asm labels, in that order: alpha.constprop.0 then beta.part.0 (gprof drops alpha), and
 # gamma.constprop.0 then delta (gprof keeps gamma). gprof itself must show both, or the test proves
-# nothing; then spinprof -b and -b -z print what gprof prints.
+# nothing; then spinprof -b and -b -z print what gprof prints. And of two static names at one address
+# (alias.c) both keep the symbol table's first, where spinprof took the shorter (sqlite 3.40.1 -pg:
+# fts3HashMalloc for gprof's sqlite3Fts3MallocZero, and the indexes after it one higher).
 . "$(dirname "$0")/t200-spinprof-gprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"
-tap_plan 4
+tap_plan 6
 
 cat >"$T/names.c" <<'EOS'
 static volatile unsigned long sink;
@@ -60,4 +62,36 @@ same() {
 }
 sp_check "spinprof -b prints what gprof -b prints" same -b
 sp_check "spinprof -b -z prints what gprof -b -z prints" same -b -z
+
+# Two static functions at one address (GCC's identical-code folding made sqlite's fts3HashMalloc and
+# sqlite3Fts3MallocZero one, and spinprof named it by the shorter name): gprof keeps the first of the
+# symbol table, here first_of_two_names, before its alias b.
+cat >"$T/alias.c" <<'EOS'
+static volatile unsigned long sink;
+__attribute__((noinline, used)) static int first_of_two_names(int n) { sink += n; return n + 1; }
+static int b(int n) __attribute__((alias("first_of_two_names")));
+int main(void)
+{
+	int s = 0;
+	for (int i = 0; i < 1000; i++)
+		s += b(i);
+	return s == 0;
+}
+EOS
+alias_same() {
+	mkdir -p "$T/alias" && gcc -O0 -pg "$T/alias.c" -o "$T/alias/alias" >"$T/alias/cc.log" 2>&1 &&
+		(cd "$T/alias" && ./alias) || { cat "$T/alias/cc.log"; return 1; }
+	readelf -sW "$T/alias/alias" | grep -E ' (first_of_two_names|b)$'
+	(cd "$T/alias" && gprof -b ./alias gmon.out) >"$T/alias/g.txt" 2>&1 &&
+		grep -q ' first_of_two_names$' "$T/alias/g.txt" || { cat "$T/alias/g.txt"; return 1; }
+	(cd "$T/alias" && "$SPINPROF" -b ./alias gmon.out) >"$T/alias/s.txt" 2>&1 &&
+		diff -u "$T/alias/g.txt" "$T/alias/s.txt"
+}
+sp_check "two static names at one address: spinprof -b names it as gprof -b does (the table's first)" alias_same
+alias_z() {
+	(cd "$T/alias" && gprof -b -z ./alias gmon.out) >"$T/alias/gz.txt" 2>&1 &&
+		(cd "$T/alias" && "$SPINPROF" -b -z ./alias gmon.out) >"$T/alias/sz.txt" 2>&1 &&
+		diff -u "$T/alias/gz.txt" "$T/alias/sz.txt"
+}
+sp_check "and spinprof -b -z as gprof -b -z" alias_z
 tap_done
