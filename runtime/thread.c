@@ -321,6 +321,7 @@ static uint64_t owed_of(const struct spy_offowed *owed, uint32_t n, uint32_t arc
 /* What an open frame's arc would gain were the frame to end at the snapshot (open_get). */
 struct spy_openx {
 	uint32_t arc;
+	uint32_t depth, outer;       /* its frame's depth; no frame of its function below it */
 	uint64_t incl, self;         /* wall cycles */
 	uint64_t oincl, oself, opre; /* of them off the CPU, not charged by a drain yet */
 };
@@ -379,10 +380,10 @@ static int open_get(const struct spy_thread *t, uint32_t nf, struct spy_openx **
 		if (spy_key_lazy(SPY_GET(f->sp)) || (SPY_GET(f->tail) & SPY_TAIL_LAZY))
 			continue;
 		(*ox)[k].arc = SPY_GET(f->arc);
-		(*ox)[k].oincl = fi < nf && !(seen[fi / 8] & (1u << (fi % 8))); /* outermost, for now */
+		(*ox)[k].outer = fi < nf && !(seen[fi / 8] & (1u << (fi % 8)));
 		if (fi < nf)
 			seen[fi / 8] |= (uint8_t)(1u << (fi % 8));
-		(*ox)[k].opre = i; /* its depth, for now */
+		(*ox)[k].depth = i;
 		k++;
 	}
 	free(seen);
@@ -390,10 +391,10 @@ static int open_get(const struct spy_thread *t, uint32_t nf, struct spy_openx **
 	 * one of __spy_arc's between keeps its callees' time (its pop passes none down) */
 	for (uint32_t j = k, i = depth; j-- > 0;) {
 		struct spy_openx *x = &(*ox)[j];
-		uint32_t d = (uint32_t)x->opre;
+		uint32_t d = x->depth;
 		const struct spy_frame *f = &t->stack[d];
 		uint64_t entry = SPY_GET(f->entry), ch, incl;
-		int outer = (int)x->oincl;
+		int outer = (int)x->outer;
 
 		if (d + 1 != i)
 			child = 0; /* a frame of __spy_arc's above it */
