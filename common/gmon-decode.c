@@ -454,12 +454,42 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 	}
 }
 
+/* revision 5: where the thread blocked, 36 bytes each */
+static void dec_waits(struct cur *c, struct gmon_thread *t)
+{
+	uint32_t n = get_u32(c, "waits");
+
+	if (c->bad || !n)
+		return;
+	if (n > rest(c) / 36)
+		return cur_fail(c, "%" PRIu32 " waits cannot fit in the %" PRIu64 " bytes left", n, rest(c));
+	t->waits = get_array(c, n, sizeof(*t->waits), "waits");
+	for (uint32_t i = 0; t->waits && i < n && need(c, 36, "wait"); i++) {
+		const uint8_t *q = c->p + c->off;
+		struct gmon_wait *w = &t->waits[i];
+
+		w->pc = ld64(q);
+		w->func = ld64(q + 8);
+		w->kind = ld32(q + 16);
+		w->count = ld64(q + 20);
+		w->cycles = ld64(q + 28);
+		c->off += 36;
+		if (w->kind > GMON_WAIT_LAST)
+			return cur_fail(c, "wait of unknown kind %" PRIu32, w->kind);
+		t->nwaits = i + 1;
+	}
+}
+
 static void dec_thread(struct cur *c, struct gmon_thread *t)
 {
 	struct pool h = { 0, 0 };
 
 	dec_thread_parts(c, t, &h);
 	pool_point(t, &h);
+	if (!c->bad && c->minor >= 5)
+		dec_waits(c, t);
+	if (!c->bad && c->minor < 5 && (t->flags & GMON_THREAD_WAITS))
+		cur_fail(c, "thread flag waits (revision 5) in a revision %" PRIu32 " file", c->minor);
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)

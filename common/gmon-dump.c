@@ -76,15 +76,15 @@ static void put_str(FILE *f, const char *s, int blank)
 		esc_put(f, s, blank ? ESC_WORD : ESC_TEXT);
 }
 
-/* The names of the bits set in flags (names[i] for bit i, NULL past the last), each followed by a
- * comma, then the bits without a name in hex ("0x40,"). */
+/* The names of the bits set in flags (names[i] for bit i, NULL past the last; "" for a bit the caller
+ * prints otherwise), each followed by a comma, then the bits without a name in hex ("0x40,"). */
 static void put_flags(FILE *f, uint32_t flags, const char *const *names)
 {
 	uint32_t known = 0;
 
 	for (int i = 0; names[i]; i++) {
 		known |= 1u << i;
-		if (flags & (1u << i))
+		if ((flags & (1u << i)) && *names[i])
 			fprintf(f, "%s,", names[i]);
 	}
 	if (flags & ~known)
@@ -117,9 +117,20 @@ static uint64_t mag(int64_t v)
 
 static void dump_header(FILE *f, const struct gmon_header *h)
 {
-	static const char *const hflags[] = { "tsc_invariant", "final",    "forked",
-					      "offcpu_none",   "signal",   "incomplete",
-					      "no_hwcount",    "no_hwctr", NULL };
+	static const char *const hflags[] = { "tsc_invariant",
+					      "final",
+					      "forked",
+					      "offcpu_none",
+					      "signal",
+					      "incomplete",
+					      "no_hwcount",
+					      "no_hwctr",
+					      "",
+					      "",
+					      "",
+					      "",
+					      "waits_none",
+					      NULL };
 
 	fputs("header tool=", f);
 	put_str(f, h->tool, 0);
@@ -174,7 +185,8 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 {
 	static const char *const mflags[] = { "main", "instr", "closed", "vdso", "moved", NULL };
 	static const char *const tflags[] = { "main",   "exited",   "offcpu", "stopwatch",
-					      "folded", "counters", NULL };
+					      "folded", "counters", "waits",  NULL };
+	static const char *const wkinds[] = { "syscall", "fault", "unread", "other" };
 	static const char *const kflags[] = { "waiting", "runtime", "cut", NULL };
 	struct symtab t = { .p = p };
 	size_t nsym = 0;
@@ -295,6 +307,16 @@ void gmon_dump(FILE *f, const struct gmon_profile *p)
 				th->counts[j].addr ? sym_name(&t, th->counts[j].addr, b1, sizeof(b1)) :
 						     "<unregistered>",
 				th->counts[j].count);
+		/* revision 5: where it blocked */
+		for (uint32_t j = 0; th->waits && j < th->nwaits; j++) {
+			const struct gmon_wait *w = &th->waits[j];
+
+			fprintf(f,
+				"wait tid=%" PRIu32 " pc=0x%" PRIx64 " func=%s kind=%s count=%" PRIu64
+				" cycles=%" PRIu64 "\n",
+				th->tid, w->pc, w->func ? sym_name(&t, w->func, b1, sizeof(b1)) : "-",
+				w->kind <= GMON_WAIT_LAST ? wkinds[w->kind] : "?", w->count, w->cycles);
+		}
 	}
 	if (p->sampling) {
 		const struct gmon_sampling *s = p->sampling;

@@ -248,19 +248,30 @@ static void enc_thread(struct gbuf *b, const struct gmon_thread *t)
 	}
 	/* revision 3, GMON_THREAD_COUNTERS: the counters' names, then incl and self of each for each
 	 * arc */
-	if (!(t->flags & GMON_THREAD_COUNTERS))
-		return;
-	put_u32(b, t->nctrs);
-	for (uint32_t k = 0; k < t->nctrs; k++)
-		put_str(b, t->ctr_names[k]);
-	for (uint64_t i = 0; i < t->narcs; i++) {
-		static const struct gmon_arcctr none;
-		const struct gmon_arcctr *o = t->arcctrs ? &t->arcctrs[i] : &none;
+	if (t->flags & GMON_THREAD_COUNTERS) {
+		put_u32(b, t->nctrs);
+		for (uint32_t k = 0; k < t->nctrs; k++)
+			put_str(b, t->ctr_names[k]);
+		for (uint64_t i = 0; i < t->narcs; i++) {
+			static const struct gmon_arcctr none;
+			const struct gmon_arcctr *o = t->arcctrs ? &t->arcctrs[i] : &none;
 
-		for (uint32_t k = 0; k < t->nctrs; k++) {
-			put_u64(b, o->incl[k]);
-			put_u64(b, o->self[k]);
+			for (uint32_t k = 0; k < t->nctrs; k++) {
+				put_u64(b, o->incl[k]);
+				put_u64(b, o->self[k]);
+			}
 		}
+	}
+	/* revision 5: where it blocked */
+	put_u32(b, t->waits ? t->nwaits : 0);
+	for (uint32_t i = 0; t->waits && i < t->nwaits; i++) {
+		const struct gmon_wait *w = &t->waits[i];
+
+		put_u64(b, w->pc);
+		put_u64(b, w->func);
+		put_u32(b, w->kind);
+		put_u64(b, w->count);
+		put_u64(b, w->cycles);
 	}
 }
 

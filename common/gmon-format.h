@@ -15,8 +15,8 @@
 #define GMON_MAGIC "gmon"
 #define GMON_SPY_VERSION 0x01595053u /* bytes 'S' 'P' 'Y' 1 */
 /* 1: SAMPLING and SAMPLES records; 2: off-CPU time; 3: stopwatch, TRACE and NODES records, folded
- * threads; 4: the TAILS record and the header's tail-call costs */
-#define GMON_SPY_MINOR 4u
+ * threads; 4: the TAILS record and the header's tail-call costs; 5: where threads blocked (waits) */
+#define GMON_SPY_MINOR 5u
 #define GMON_FILE_HEADER_SIZE 16u
 #define GMON_GNU_VERSION 1u /* glibc's gmon.out, for the error message */
 
@@ -61,6 +61,9 @@ enum gmon_header_flags {
 	GMON_HDR_NO_HWCOUNT = 1u << 6,
 	/* revision 3: SPYRT_COUNTERS named a hardware counter the machine does not have: left out */
 	GMON_HDR_NO_HWCTR = 1u << 7,
+	/* revision 5, off-CPU time measured: the kernel refused a sample at each context switch
+	 * (perf_event_paranoid above 1 without CAP_PERFMON), so no thread says where it blocked */
+	GMON_HDR_WAITS_NONE = 1u << 12,
 };
 
 /* Header flags bits 8-11: how tsc_hz was obtained. */
@@ -97,6 +100,25 @@ enum gmon_thread_flags {
 	GMON_THREAD_FOLDED = 1u << 4,
 	/* revision 3: its arcs have perf_event counter totals (SPYRT_COUNTERS): arcctrs, ctr_names */
 	GMON_THREAD_COUNTERS = 1u << 5,
+	/* revision 5: its waits say where it blocked (a sample of the user PC at each switch-out) */
+	GMON_THREAD_WAITS = 1u << 6,
+};
+
+/* Revision 5: how a thread blocked, told by the user PC it was switched out at. */
+enum gmon_wait_kind {
+	GMON_WAIT_SYSCALL = 0, /* the PC follows a system call instruction: the call is its symbol's */
+	GMON_WAIT_FAULT = 1,   /* it does not: a page fault (or another trap) blocked the thread */
+	GMON_WAIT_UNREAD = 2,  /* the code at the PC could not be read, or no PC came with the switch */
+	GMON_WAIT_OTHER = 3,   /* the thread's table of waits was full: what found no entry of its own */
+};
+#define GMON_WAIT_LAST GMON_WAIT_OTHER
+
+/* One place a thread blocked: where, in which function, how often and how long. */
+struct gmon_wait {
+	uint64_t pc;   /* the user PC at the switch-out; 0 with GMON_WAIT_OTHER */
+	uint64_t func; /* the innermost timed function then (its address), 0 if none */
+	uint32_t kind; /* enum gmon_wait_kind */
+	uint64_t count, cycles;
 };
 
 /* Histogram of a function's call durations: bucket b counts calls of [2^b, 2^(b+1)) cycles
@@ -232,6 +254,9 @@ struct gmon_thread {
 	uint32_t nctrs;
 	char *ctr_names[GMON_CTR_MAX];
 	struct gmon_arcctr *arcctrs;
+	/* revision 5: where it blocked (GMON_THREAD_WAITS; their cycles are part of off_blocked) */
+	uint32_t nwaits;
+	struct gmon_wait *waits;
 };
 
 /* What the samples count (SPYRT_WATCH). */

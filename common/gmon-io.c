@@ -309,6 +309,7 @@ void gmon_profile_release(struct gmon_profile *p)
 		free(p->threads[i].arcs);
 		free(p->threads[i].arcoffs);
 		free(p->threads[i].arcctrs);
+		free(p->threads[i].waits);
 		for (uint32_t k = 0; k < p->threads[i].nctrs && k < GMON_CTR_MAX; k++)
 			free(p->threads[i].ctr_names[k]);
 		free(p->threads[i].fstats);

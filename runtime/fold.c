@@ -210,6 +210,7 @@ static void fold_one(struct spy_thread *v)
 	f->off.preempted += v->off.preempted;
 	f->off.switches += v->off.switches;
 	f->off.lost += v->off.lost;
+	spy_offcpu_fold(f, v);
 	if (vs->sampled) {
 		uint64_t ticks = (spy_cfg.watch == GMON_WATCH_WALL ? vs->wall_ns : vs->cpu_ns) /
 				 (spy_samp_period ? spy_samp_period : 1);

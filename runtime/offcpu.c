@@ -3,23 +3,40 @@
  * running from the time it spent off the CPU, blocked or preempted, as gprof's seconds mean CPU time.
  * The exit hook's fast path only compares the ring's head with what the thread last read (hooks.c);
  * after a switch, spy_offcpu_drain charges each interval to the frames that were active through it,
- * at a cost that does not grow with the depth of the stack (struct spy_offside). */
+ * at a cost that does not grow with the depth of the stack (struct spy_offside).
+ *
+ * Where the kernel allows it (perf_event_paranoid at most 1, or CAP_PERFMON), the ring's event is the
+ * context-switch counter sampled at every switch with the user PC: a blocked interval is then put
+ * down to where the thread blocked (struct spy_wait), which spinprof names (a lock, a condition
+ * variable, a sleep, I/O, a page fault). Elsewhere the ring has the switches only. */
 #include "spyrt.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <asm/perf_regs.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-/* 8 pages of records of 16 bytes: 1024 switches between two reads before the ring overruns */
+/* 8 pages of records of 16 bytes: 1024 switches between two reads before the ring overruns; twice
+ * as many pages with a sample of 32 bytes before each switch-out, for as many switches */
 #define RING_PAGES 8u
 
 /* What sw_head points at without a ring: never moves, so the fast path never leaves. */
 const uint64_t spy_offcpu_none;
 int spy_offcpu_failed;
+int spy_offcpu_nowaits; /* the kernel refused the samples at switches: not asked again */
+
+#if defined(__x86_64__)
+#define PC_REG PERF_REG_X86_IP
+static const uint8_t syscall_insn[] = { 0x0f, 0x05 }; /* syscall */
+#elif defined(__aarch64__)
+#define PC_REG PERF_REG_ARM64_PC
+static const uint8_t syscall_insn[] = { 0x01, 0x00, 0x00, 0xd4 }; /* svc #0 */
+#endif
 
 static size_t page_size(void)
 {
@@ -32,7 +49,7 @@ static size_t page_size(void)
 void spy_offcpu_open(struct spy_thread *t)
 {
 	struct perf_event_attr a;
-	size_t ps = page_size(), len = (RING_PAGES + 1) * ps;
+	size_t ps = page_size(), pages = RING_PAGES, len;
 	const char *what = "perf_event_open";
 	void *base;
 	int fd, saved = errno; /* reached from a hook: the program's errno is left alone */
@@ -51,9 +68,31 @@ void spy_offcpu_open(struct spy_thread *t)
 	a.clockid = CLOCK_MONOTONIC;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = -1;
+#ifdef PC_REG
+	if (!__atomic_load_n(&spy_offcpu_nowaits, __ATOMIC_RELAXED)) {
+		/* a sample of the user PC just before each switch-out record: the kernel's side of
+		 * the event must be allowed, though only the user registers are taken */
+		struct perf_event_attr w = a;
+
+		w.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		w.sample_period = 1;
+		w.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+		w.sample_regs_user = 1ull << PC_REG;
+		w.exclude_kernel = 0;
+		fd = (int)syscall(SYS_perf_event_open, &w, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			t->off.waits = 1;
+		else if (errno == EACCES || errno == EPERM || errno == EINVAL || errno == EOPNOTSUPP)
+			__atomic_store_n(&spy_offcpu_nowaits, 1, __ATOMIC_RELAXED);
+	}
+#endif
+	if (fd < 0)
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		goto fail;
+	pages = t->off.waits ? 2 * RING_PAGES : RING_PAGES;
+	len = (pages + 1) * ps;
 	/*
 	 * Read-only, so the kernel overwrites what was not read in time (found by the head running
 	 * more than the ring ahead, and counted as lost). Writable, data_tail would hold it back, but
@@ -74,7 +113,7 @@ void spy_offcpu_open(struct spy_thread *t)
 	t->off.base = base;
 	t->off.len = len;
 	t->off.data = (const uint8_t *)base + ps;
-	t->off.size = RING_PAGES * ps;
+	t->off.size = pages * ps;
 	t->off.on = 1;
 	/* a frame's place for every frame the stack can hold (and the sentinel's), touched as deep as
 	 * the intervals reach */
@@ -112,6 +151,14 @@ void spy_offcpu_close(struct spy_thread *t)
 
 void spy_offcpu_reset(struct spy_thread *t)
 {
+	uint32_t n = t->off.nwait;
+
+	/* a write may be reading the waits: none is counted before they are emptied */
+	__atomic_store_n(&t->off.nwait, 0, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < n; i++) {
+		SPY_SET(t->off.wait[i].count, 0);
+		SPY_SET(t->off.wait[i].cyc, 0);
+	}
 	if (t->off.arcs)
 		memset(t->off.arcs, 0, (size_t)t->off.narcs * sizeof(*t->off.arcs));
 	/* what the frames held goes with the tables (their functions' entries are made again) */
@@ -188,6 +235,86 @@ uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, ui
 	return o;
 }
 
+/* How the thread blocked at pc: after a system call instruction, or elsewhere (a fault), read without
+ * a fault of our own (the code may be gone). */
+uint32_t spy_wait_kind(uint64_t pc)
+{
+#ifdef PC_REG
+	uint8_t b[sizeof(syscall_insn)];
+	struct iovec l = { b, sizeof(b) }, r = { (void *)(uintptr_t)(pc - sizeof(b)), sizeof(b) };
+	int saved = errno;
+	ssize_t n;
+
+	if (pc < sizeof(b))
+		return GMON_WAIT_UNREAD;
+	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	errno = saved;
+	if (n != (ssize_t)sizeof(b))
+		return GMON_WAIT_UNREAD;
+	return memcmp(b, syscall_insn, sizeof(b)) ? GMON_WAIT_FAULT : GMON_WAIT_SYSCALL;
+#else
+	(void)pc;
+	return GMON_WAIT_UNREAD;
+#endif
+}
+
+/* The entry of t's waits for pc (0: no sample said where) in func, made if new (kind: UINT32_MAX to
+ * find it from the code at pc); the last entry takes what finds no room. */
+static struct spy_wait *wait_at(struct spy_thread *t, uint64_t pc, uint64_t func, uint32_t kind)
+{
+	struct spy_offcpu *o = &t->off;
+	uint32_t n = o->nwait, i;
+	struct spy_wait *w;
+
+	for (i = 0; i < n && i < SPY_WAITS - 1; i++)
+		if (o->wait[i].pc == pc && o->wait[i].func == func)
+			break;
+	w = &o->wait[i];
+	if (i < n)
+		return w;
+	SPY_SET(w->count, 0);
+	SPY_SET(w->cyc, 0);
+	if (i < SPY_WAITS - 1 && kind != GMON_WAIT_OTHER) {
+		SPY_SET(w->pc, pc);
+		SPY_SET(w->func, func);
+		SPY_SET(w->kind, kind != UINT32_MAX ? kind :
+				 pc                 ? spy_wait_kind(pc) :
+						      (uint32_t)GMON_WAIT_UNREAD);
+	} else {
+		w = &o->wait[SPY_WAITS - 1];
+		if (n == SPY_WAITS)
+			return w;
+		SPY_SET(w->count, 0);
+		SPY_SET(w->cyc, 0);
+		SPY_SET(w->pc, 0);
+		SPY_SET(w->func, 0);
+		SPY_SET(w->kind, (uint32_t)GMON_WAIT_OTHER);
+		n = SPY_WAITS - 1;
+	}
+	__atomic_store_n(&o->nwait, n + 1, __ATOMIC_RELEASE);
+	return w;
+}
+
+static void wait_add(struct spy_thread *t, uint64_t pc, uint64_t func, uint64_t cyc)
+{
+	struct spy_wait *w = wait_at(t, pc, func, UINT32_MAX);
+
+	SPY_SET(w->count, w->count + 1);
+	SPY_SET(w->cyc, w->cyc + cyc);
+}
+
+void spy_offcpu_fold(struct spy_thread *f, const struct spy_thread *v)
+{
+	f->off.waits |= v->off.waits;
+	for (uint32_t i = 0; i < v->off.nwait; i++) {
+		const struct spy_wait *s = &v->off.wait[i];
+		struct spy_wait *w = wait_at(f, s->pc, s->func, s->kind);
+
+		SPY_SET(w->count, w->count + s->count);
+		SPY_SET(w->cyc, w->cyc + s->cyc);
+	}
+}
+
 /*
  * One interval [out, in] off the CPU (CLOCK_MONOTONIC ns), converted to cycles with a pair of
  * clocks read now. A frame was active through it when it was entered before the switch-out; since
@@ -203,7 +330,7 @@ uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, ui
  * innermost frame it charges, and reaches the outermost frames below as the frames end (side_pop), or
  * a write reads it (spy_offcpu_owed).
  */
-static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uint64_t top_end,
+static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uint64_t pc, uint64_t top_end,
 		   const uint64_t pair[2], double rate)
 {
 	uint64_t len = (uint64_t)((double)(in - out) * rate + 0.5);
@@ -218,8 +345,11 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 	else
 		SPY_SET(t->off.blocked, t->off.blocked + len);
 	SPY_SET(t->off.switches, t->off.switches + 1);
-	if (!side)
+	if (!side) {
+		if (!pre && t->off.waits)
+			wait_add(t, pc, 0, len);
 		return;
+	}
 	/* the timed frames entered since that were active through it (those of mode=arcs code take no
 	 * time); the top frame is not when it ended before it */
 	for (uint32_t n = k ? side[k - 1].depth + 1 : 0; n < t->depth; n++) {
@@ -252,6 +382,24 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 				SPY_SET(a->self_pre, a->self_pre + len);
 		}
 	}
+	if (!pre && t->off.waits)
+		wait_add(t, pc, k ? t->arcs.fstat[side[k - 1].func].addr : 0, len);
+}
+
+/* The peek's blocked cycles at pc (its last entry takes what finds no room, at pc UINT64_MAX). */
+static void peek_wait(struct spy_offpeek *p, uint64_t pc, uint64_t cyc)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nwait; i++)
+		if (p->wait[i].pc == pc || i == SPY_PEEK_WAITS - 1)
+			break;
+	if (i == p->nwait) {
+		p->wait[i].pc = i == SPY_PEEK_WAITS - 1 ? UINT64_MAX : pc;
+		p->nwait++;
+	}
+	p->wait[i].count++;
+	p->wait[i].cyc += cyc;
 }
 
 /*
@@ -263,7 +411,7 @@ static void charge(struct spy_thread *t, uint64_t out, uint64_t in, int pre, uin
 void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_offpeek *p)
 {
 	const uint8_t *data = t->off.data;
-	uint64_t head, tail, out, cyc = 0, pre = 0;
+	uint64_t head, tail, out, cyc = 0, pre = 0, pend = 0, out_pc;
 	int out_pre;
 	double rate;
 
@@ -273,6 +421,7 @@ void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_off
 	tail = SPY_GET(t->sw_seen);
 	out = SPY_GET(t->off.out);
 	out_pre = SPY_GET(t->off.out_pre);
+	out_pc = SPY_GET(t->off.out_pc);
 	head = __atomic_load_n(t->sw_head, __ATOMIC_ACQUIRE);
 	if (head < tail)
 		return;
@@ -308,12 +457,22 @@ void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_off
 			out = 0;
 			continue;
 		}
+		if (h.type == PERF_RECORD_SAMPLE && n == 32) {
+			uint64_t abi;
+
+			memcpy(&abi, b + 16, 8);
+			memcpy(&pend, b + 24, 8);
+			pend = abi ? pend : 0;
+			continue;
+		}
 		if ((h.type != PERF_RECORD_SWITCH && h.type != PERF_RECORD_SWITCH_CPU_WIDE) || n < 16)
 			continue;
 		memcpy(&when, b + n - 8, 8);
 		if (h.misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			out = when;
 			out_pre = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+			out_pc = pend;
+			pend = 0;
 		} else if (out) {
 			if (when > out) {
 				uint64_t len = (uint64_t)((double)(when - out) * rate + 0.5);
@@ -321,6 +480,8 @@ void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_off
 				cyc += len;
 				pre += out_pre ? len : 0;
 				p->switches++;
+				if (!out_pre && t->off.waits)
+					peek_wait(p, out_pc, len);
 			}
 			out = 0;
 		}
@@ -332,6 +493,8 @@ void spy_offcpu_peek(const struct spy_thread *t, uint64_t now_ns, struct spy_off
 		cyc += len;
 		pre += out_pre ? len : 0;
 		p->switches++;
+		if (!out_pre && t->off.waits)
+			peek_wait(p, out_pc, len);
 	}
 	p->off = cyc;
 	p->preempted = pre;
@@ -356,8 +519,10 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 	while (tail < head) {
 		if (head - tail > t->off.size) {
 			/* overwritten before it was read: the ring holds the newest size bytes, and
-			 * since every record is a switch of 16 bytes, one starts there */
-			SPY_SET(t->off.lost, t->off.lost + (head - tail - t->off.size) / 16);
+			 * since every record is a switch of 16 bytes (or a sample of 32 with waits, two
+			 * switches to a sample), one starts there */
+			SPY_SET(t->off.lost,
+				t->off.lost + (head - tail - t->off.size) / (t->off.waits ? 32 : 16));
 			SPY_SET(t->off.out, 0);
 			tail = head - t->off.size;
 			resync = 1;
@@ -371,8 +536,9 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		memcpy(&r.h, data + at, sizeof(r.h)); /* 8 bytes: never split, records are 8-aligned */
 		n = r.h.size;
 		if (n < sizeof(r.h) || n > head - tail ||
-		    (resync && (n != 16 || r.h.type != PERF_RECORD_SWITCH))) {
-			SPY_SET(t->off.lost, t->off.lost + (head - tail) / 16);
+		    (resync && (n != 16 || r.h.type != PERF_RECORD_SWITCH) &&
+		     (n != 32 || r.h.type != PERF_RECORD_SAMPLE))) {
+			SPY_SET(t->off.lost, t->off.lost + (head - tail) / (t->off.waits ? 32 : 16));
 			/* not a record where one should start: give up the rest */
 			tail = head;
 			break;
@@ -395,6 +561,12 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			memcpy(&lost, r.b + 16, 8);
 			SPY_SET(t->off.lost, t->off.lost + lost);
 			SPY_SET(t->off.out, 0); /* its switch-in may be among them */
+		} else if (r.h.type == PERF_RECORD_SAMPLE && n == 32) {
+			uint64_t abi, pc;
+
+			memcpy(&abi, r.b + 16, 8);
+			memcpy(&pc, r.b + 24, 8);
+			t->off.pend_pc = abi ? pc : 0;
 		} else if ((r.h.type == PERF_RECORD_SWITCH || r.h.type == PERF_RECORD_SWITCH_CPU_WIDE) &&
 			   n >= 16 && n <= sizeof(r)) {
 			uint64_t when;
@@ -403,6 +575,8 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			if (r.h.misc & PERF_RECORD_MISC_SWITCH_OUT) {
 				SPY_SET(t->off.out, when);
 				SPY_SET(t->off.out_pre, !!(r.h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
+				SPY_SET(t->off.out_pc, t->off.pend_pc);
+				t->off.pend_pc = 0;
 			} else if (t->off.out) {
 				if (!rate) {
 					spy_tsc_pair(&pair[0], &pair[1]);
@@ -413,7 +587,8 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 						       1.0;
 				}
 				if (when > t->off.out)
-					charge(t, t->off.out, when, t->off.out_pre, top_end, pair, rate);
+					charge(t, t->off.out, when, t->off.out_pre, t->off.out_pc, top_end,
+					       pair, rate);
 				SPY_SET(t->off.out, 0);
 			}
 		}

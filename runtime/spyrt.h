@@ -132,9 +132,29 @@ struct spy_offside {
 	uint32_t depth, arc, func;
 	uint32_t outer; /* no frame of its function below: its arc takes what it holds */
 };
-/* What a thread's ring holds that no drain charged yet (spy_offcpu_peek). */
+/*
+ * Where a thread blocked (offcpu.c, process states): the user PC the kernel sampled at the switch-out
+ * and the innermost timed function then. A table of SPY_WAITS per thread, searched in the drain; its
+ * last entry takes what finds no room (GMON_WAIT_OTHER). A write reads it while the thread runs: an
+ * entry is filled before nwait counts it.
+ */
+#define SPY_WAITS 32
+struct spy_wait {
+	uint64_t pc, func; /* func: its address, 0 when no timed frame was active */
+	uint64_t count, cyc;
+	uint32_t kind; /* enum gmon_wait_kind */
+};
+
+/* What a thread's ring holds that no drain charged yet (spy_offcpu_peek): the blocked part of it by
+ * the PC each interval began at, up to SPY_PEEK_WAITS places (the rest in one with pc 0). */
+#define SPY_PEEK_WAITS 4
 struct spy_offpeek {
 	uint64_t off, preempted, switches; /* cycles, of which preempted; intervals */
+	uint64_t func; /* the innermost timed function on the stack (its address; open_get), or 0 */
+	uint32_t nwait;
+	struct spy_peekwait {
+		uint64_t pc, count, cyc;
+	} wait[SPY_PEEK_WAITS];
 };
 
 /* What an open frame's arc is owed of the intervals charged so far (spy_offcpu_owed). */
@@ -517,6 +537,12 @@ struct spy_thread {
 		uint32_t nside;
 		/* totals: cycles blocked and preempted, intervals, records the kernel lost */
 		uint64_t blocked, preempted, switches, lost;
+		/* process states: the ring holds a sample of the user PC before each switch-out; the
+		 * last sample's PC, the pending switch-out's; where the thread blocked, nwait places */
+		int waits;
+		uint64_t pend_pc, out_pc;
+		uint32_t nwait;
+		struct spy_wait wait[SPY_WAITS];
 		struct spy_arcoff *arcs; /* by arc index, narcs usable (vm: reserved for every arc) */
 		uint32_t narcs;
 		struct spy_vm vm;
@@ -654,6 +680,11 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end);
 void spy_offcpu_reset(struct spy_thread *t);
 /* Give the arcs of the frames that ended what they hold (after the last frames of a thread end). */
 void spy_offcpu_settle(struct spy_thread *t);
+/* how a thread blocked at user PC pc (enum gmon_wait_kind): the code before it read safely */
+uint32_t spy_wait_kind(uint64_t pc);
+extern int spy_offcpu_nowaits; /* the kernel refused samples at switches: no thread has waits */
+/* add what thread v (exited) recorded of where it blocked to the folded threads' f */
+void spy_offcpu_fold(struct spy_thread *f, const struct spy_thread *v);
 /* For a write: the arcs of t's frames with off-CPU time not given to them yet, and how much (n at
  * most t->off.nside, one per arc); another thread's, read as it may run. */
 uint32_t spy_offcpu_owed(const struct spy_thread *t, struct spy_offowed *out, uint32_t n);

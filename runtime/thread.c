@@ -348,11 +348,12 @@ static int open_get(const struct spy_thread *t, uint32_t nf, struct spy_openx **
 {
 	uint32_t depth = SPY_GET(t->depth), k = 0, top = 1;
 	uint64_t now, child = 0;
-	struct spy_offpeek pk = { 0, 0, 0 };
+	struct spy_offpeek pk;
 	uint8_t *seen;
 
 	*ox = NULL;
 	*n = 0;
+	memset(&pk, 0, sizeof(pk));
 	*pkp = pk;
 	if (!t->timed)
 		return 0;
@@ -387,6 +388,12 @@ static int open_get(const struct spy_thread *t, uint32_t nf, struct spy_openx **
 		k++;
 	}
 	free(seen);
+	/* where it blocks now, if it does: in the innermost timed frame */
+	if (k) {
+		uint32_t fi = SPY_GET(t->stack[(*ox)[k - 1].depth].func);
+
+		pkp->func = fi < nf ? t->arcs.fstat[fi].addr : 0;
+	}
 	/* top down: a frame's self is its time less its ended callees' and the open callee's above it;
 	 * one of __spy_arc's between keeps its callees' time (its pop passes none down) */
 	for (uint32_t j = k, i = depth; j-- > 0;) {

@@ -295,6 +295,39 @@ int spy_append(void **dst, uint64_t *dn, const void *src, uint64_t sn, size_t si
 }
 
 /* One spy_thread into the gmon_thread of its tid (made when new). slot_addr maps slots. */
+/* Where t blocked, to g's waits: its table's, then what its ring holds that no drain read (a live
+ * thread's; in its innermost timed frame). */
+static int add_waits(struct gmon_thread *g, const struct spy_thread *t, const struct spy_offpeek *pk)
+{
+	uint32_t n = __atomic_load_n(&t->off.nwait, __ATOMIC_ACQUIRE);
+	struct gmon_wait *w;
+
+	g->flags |= GMON_THREAD_WAITS;
+	w = realloc(g->waits, ((size_t)g->nwaits + n + pk->nwait + 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	g->waits = w;
+	w += g->nwaits;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct spy_wait *s = &t->off.wait[i];
+
+		*w++ = (struct gmon_wait){ SPY_GET(s->pc), SPY_GET(s->func), SPY_GET(s->kind),
+					   SPY_GET(s->count), SPY_GET(s->cyc) };
+	}
+	for (uint32_t i = 0; i < pk->nwait; i++) {
+		const struct spy_peekwait *s = &pk->wait[i];
+		int other = s->pc == UINT64_MAX;
+
+		*w++ = (struct gmon_wait){ other ? 0 : s->pc, other ? 0 : pk->func,
+					   other ? GMON_WAIT_OTHER :
+					   s->pc ? spy_wait_kind(s->pc) :
+						   GMON_WAIT_UNREAD,
+					   s->count, s->cyc };
+	}
+	g->nwaits = (uint32_t)(w - g->waits);
+	return 0;
+}
+
 static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct spy_tdata *d,
 		      const uint64_t *slot_addr, uint32_t nslots, int with_counts)
 {
@@ -334,6 +367,8 @@ static int add_thread(struct gmon_profile *p, struct spy_thread *t, const struct
 		g->off_preempted += SPY_GET(t->off.preempted) + d->off_open.preempted;
 		g->off_switches += SPY_GET(t->off.switches) + d->off_open.switches;
 		g->off_lost += SPY_GET(t->off.lost);
+		if (t->off.waits && add_waits(g, t, &d->off_open))
+			rc = -1;
 	}
 
 	memset(&one, 0, sizeof(one));
@@ -476,6 +511,8 @@ static int build(struct gmon_profile *p, int final, uint64_t *open_frames, uint6
 		   (spy_forked ? GMON_HDR_FORKED : 0);
 	if (spy_offcpu_failed && spy_written_mode() == SPY_MODE_TIME)
 		h->flags |= GMON_HDR_OFFCPU_NONE;
+	if (spy_offcpu_nowaits && spy_written_mode() == SPY_MODE_TIME)
+		h->flags |= GMON_HDR_WAITS_NONE;
 	if (final && spy_end_signal) /* signals.c: the run ends by a signal */
 		h->flags |= GMON_HDR_SIGNAL | (spy_end_crash ? GMON_HDR_INCOMPLETE : 0);
 	if (spy_no_hwcount)

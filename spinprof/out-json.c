@@ -9,6 +9,7 @@
 #include "nodes.h"
 #include "out.h"
 #include "samples.h"
+#include "waits.h"
 
 #define JSON_SCHEMA 1
 
@@ -242,6 +243,37 @@ static void js_threads(FILE *out, const struct prof *p)
 		js_key_u(out, "off_preempted", t->off_preempted);
 		js_key_u(out, "dropped_arcs", t->dropped_arcs);
 		js_key_u(out, "abandoned", t->abandoned);
+		if (t->flags & GMON_THREAD_WAITS) {
+			struct wait_place *w;
+			uint64_t by[WAIT_NSTATES];
+			size_t n = wait_places(p, t, &w, by);
+
+			fputs(", \"blocked_by\": {", out);
+			for (int s = 0; s < WAIT_NSTATES; s++) {
+				fprintf(out, "%s", s ? ", " : "");
+				js_str(out, wait_state_name[s]);
+				fprintf(out, ": %" PRIu64, by[s]);
+			}
+			fputs("}, \"waits\": [", out);
+			for (size_t k = 0; k < n; k++) {
+				fprintf(out, "%s{\"state\": ", k ? ", " : "");
+				js_str(out, wait_state_name[w[k].st]);
+				fputs(", \"call\": ", out);
+				js_str(out, w[k].name);
+				fputs(", \"module\": ", out);
+				js_str(out, w[k].module);
+				js_key_u(out, "pc", w[k].pc);
+				fputs(", \"fault\": ", out);
+				fputs(w[k].kind == GMON_WAIT_FAULT ? "true" : "false", out);
+				fputs(", \"under\": ", out);
+				js_str(out, w[k].under);
+				js_key_u(out, "count", w[k].count);
+				js_key_u(out, "cycles", w[k].cycles);
+				fputs("}", out);
+			}
+			fputs("]", out);
+			free(w);
+		}
 		fputs("}", out);
 	}
 	fputs("\n]", out);

@@ -5,12 +5,59 @@
 #endif
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "esc.h"
 #include "pcname.h"
 #include "prof.h"
 #include "spy-abi.h"
+#include "waits.h"
+
+/* Where the threads blocked (revision 5): the time by state, then the ten places with the most.
+ * blocked: the threads' blocked cycles, of which the waits hold what their samples placed. */
+static void print_waits(FILE *f, const struct prof *p, uint64_t blocked)
+{
+	struct wait_place *w;
+	uint64_t by[WAIT_NSTATES], placed = 0;
+	uint32_t with = 0;
+	size_t n, shown;
+
+	for (uint32_t i = 0; i < p->spy.nthreads; i++)
+		with += !!(p->spy.threads[i].flags & GMON_THREAD_WAITS);
+	if (!with) {
+		if (p->spy.hdr.flags & GMON_HDR_WAITS_NONE)
+			fputs("blocked: where not recorded: the kernel refused a sample at each context switch "
+			      "(perf_event_paranoid above 1, without CAP_PERFMON)\n",
+			      f);
+		return;
+	}
+	n = wait_places(p, NULL, &w, by);
+	fputs("blocked:", f);
+	for (int s = 0, first = 1; s < WAIT_NSTATES; s++) {
+		placed += by[s];
+		if (by[s] || s < WAIT_OTHER) {
+			fprintf(f, "%s %s %.6f s", first ? "" : ",", wait_state_name[s],
+				(double)by[s] / p->hz);
+			first = 0;
+		}
+	}
+	if (blocked > placed)
+		fprintf(f, "; not placed %.6f s (%u of %u threads placed their waits)",
+			(double)(blocked - placed) / p->hz, with, p->spy.nthreads);
+	fputc('\n', f);
+	shown = n < 10 ? n : 10;
+	fprintf(f, "blocked where (%zu of %zu places, by time):\n", shown, n);
+	fprintf(f, "  %12s %10s  %-10s  %-40s %s\n", "seconds", "count", "state", "call", "under");
+	for (size_t k = 0; k < shown; k++) {
+		char call[256];
+
+		wait_call(&w[k], call, sizeof(call));
+		fprintf(f, "  %12.6f %10llu  %-10s  %-40s %s\n", (double)w[k].cycles / p->hz,
+			(unsigned long long)w[k].count, wait_state_name[w[k].st], call, esc_text(w[k].under));
+	}
+	free(w);
+}
 
 /* Time mode: what the times mean, and the time the threads spent off the CPU, and why. */
 static void print_offcpu(FILE *f, const struct prof *p)
@@ -52,6 +99,7 @@ static void print_offcpu(FILE *f, const struct prof *p)
 	if (without)
 		fprintf(f, "off CPU: %u of %u threads not measured: their times are wall time\n", without,
 			p->spy.nthreads);
+	print_waits(f, p, blocked);
 }
 
 /* How the time stamps' rate was obtained; a rate measured over a short run is rough. */

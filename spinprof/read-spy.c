@@ -359,6 +359,12 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 		for (uint64_t j = 0; j < t->ncounts; j++)
 			if (t->counts[j].addr)
 				RELOC(t->counts[j].addr);
+		for (uint32_t j = 0; t->waits && j < t->nwaits; j++) {
+			if (t->waits[j].pc)
+				RELOC(t->waits[j].pc);
+			if (t->waits[j].func)
+				RELOC(t->waits[j].func);
+		}
 	}
 	for (uint32_t i = 0; i < q->nsamples; i++) {
 		struct gmon_samples *ss = &q->samples[i];
@@ -416,6 +422,7 @@ static void spy_merge(struct gmon_profile *p, struct gmon_profile *q)
 	h->unmatched += g->unmatched;
 	h->slots_lost += g->slots_lost;
 	h->unregistered += g->unregistered;
+	h->flags |= g->flags & GMON_HDR_WAITS_NONE;
 	h->end_ns = h->start_ns + (h->end_ns - h->start_ns) + (g->end_ns - g->start_ns);
 	merge_counters(p, q);
 	free(delta);

@@ -114,6 +114,16 @@ rt_compare() {
 		}' "$1" "$2"
 }
 
+# rt_is COND VAR=VALUE...: the awk condition COND over the values (numbers compare as numbers);
+# prints them and COND
+rt_is() {
+	local cond=$1 a args=()
+	shift
+	echo "$* : $cond"
+	for a in "$@"; do args+=(-v "$a"); done
+	awk "${args[@]}" "BEGIN { exit !($cond) }"
+}
+
 rt_get() {
 	rt_dump "$1" | awk -v l="$2" -v k="$3" '
 		$1 == l { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }'

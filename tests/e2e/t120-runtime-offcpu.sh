@@ -29,38 +29,29 @@ ms() {
 }
 # out NAME: the program's printed NAME_ns, in ms
 out() { awk -v k="$1_ns" '$1 == k { printf "%.1f\n", $2 / 1e6 }' "$P.stdout"; }
-# is COND VAR=VALUE...: awk condition over the values; prints them
-is() {
-	local cond=$1 a args=()
-	shift
-	echo "$* : $cond"
-	for a in "$@"; do args+=(-v "$a"); done
-	awk "${args[@]}" "BEGIN { exit !($cond) }"
-}
-
 blocked() {
 	rt_run "$P" || return 1
 	cp "$P.out" "$T/plain.out"
 	cat "$P.stdout"
 	rt_dump "$P.out" | grep -E '^thread' | grep -c 'offcpu,' | grep -qx 3 || { echo "threads not flagged offcpu"; return 1; }
-	is 'self < 20 && off >= 0.95 * 400 && off <= wall + 20' \
+	rt_is 'self < 20 && off >= 0.95 * 400 && off <= wall + 20' \
 		self="$(ms "$P.out" waiter self)" off="$(ms "$P.out" waiter off_self)" wall="$(out waiter_wall)" &&
-		is 'self < 20 && off >= 0.95 * wall - 20' \
+		rt_is 'self < 20 && off >= 0.95 * wall - 20' \
 			self="$(ms "$P.out" main self)" off="$(ms "$P.out" main off_self)" wall="$(out main_wall)" &&
-		is 'incl < 20 && off >= 0.95 * 600' \
+		rt_is 'incl < 20 && off >= 0.95 * 600' \
 			incl="$(ms "$P.out" wthread incl)" off="$(ms "$P.out" wthread off_incl)"
 }
 check "blocked: waiter's and main's CPU self about 0, their waits off the CPU" blocked
 
 burns() {
 	local f=${1:-$P.out}
-	is 'self >= 0.95 * cpu - 5 && self <= 1.05 * cpu + 5 && self + off >= 0.95 * wall && self + off <= 1.05 * wall + 5' \
+	rt_is 'self >= 0.95 * cpu - 5 && self <= 1.05 * cpu + 5 && self + off >= 0.95 * wall && self + off <= 1.05 * wall + 5' \
 		self="$(ms "$f" burner self)" off="$(ms "$f" burner off_self)" cpu="$(out burner_cpu)" wall="$(out burner_wall)"
 }
 check "burner's CPU self is its thread's CPU clock, CPU + off CPU its wall time" burns "$T/plain.out"
 
 late_read() {
-	is 'leaf_off == 0 && late_self < 20 && late_off >= 0.95 * 200 && late_off < 300' \
+	rt_is 'leaf_off == 0 && late_self < 20 && late_off >= 0.95 * 200 && late_off < 300' \
 		leaf_off="$(ms "$T/plain.out" leaf off_incl)" late_self="$(ms "$T/plain.out" late self)" \
 		late_off="$(ms "$T/plain.out" late off_self)"
 }
@@ -78,7 +69,7 @@ preempted() {
 	[ $rc = 0 ] || { cat "$P.stderr"; return 1; }
 	cat "$P.stdout"
 	burns "$P.out" &&
-		is 'pre >= 0.9 * (wall - cpu) && pre >= 100' pre="$(ms "$P.out" burner off_self_pre)" \
+		rt_is 'pre >= 0.9 * (wall - cpu) && pre >= 100' pre="$(ms "$P.out" burner off_self_pre)" \
 			wall="$(out burner_wall)" cpu="$(out burner_cpu)"
 }
 check "preempted: beside a busy process on one CPU, burner's CPU self stays its CPU clock, the rest is preempted" preempted
@@ -90,7 +81,7 @@ no_perf() {
 	grep -q 'off-CPU time not measured (perf_event_open: Permission denied): times are wall time' "$P.stderr" &&
 		rt_dump "$P.out" | grep -Eq '^header .*flags=0x[0-9a-f]*[89a-f]( |$)' &&
 		! rt_dump "$P.out" | grep -q 'offcpu,' &&
-		is 'self >= 0.95 * 400 && off == 0' self="$(ms "$P.out" waiter self)" off="$(ms "$P.out" waiter off_self)" &&
+		rt_is 'self >= 0.95 * 400 && off == 0' self="$(ms "$P.out" waiter self)" off="$(ms "$P.out" waiter off_self)" &&
 		"$SPY_BUILD/spinprof" -b "$P.out" 2>/dev/null | grep -qx 'off CPU: not measured (the runtime could not open its context-switch events): times are wall time, time off the CPU included'
 }
 check "without perf_event_open: wall time, one line on stderr, and the header and report say so" no_perf
@@ -121,7 +112,7 @@ lost() {
 	rt_run "$M" 600 || return 1
 	n1=$(rt_get "$M.out" thread off_switches) l1=$(rt_get "$M.out" thread off_lost)
 	# a sleep whose timer expires before the thread is switched out has no interval
-	is 'n >= 540 && l == 0 && off >= n * 0.020' n="$n1" l="$l1" off="$(ms "$M.out" sleeper off_self)" || return 1
+	rt_is 'n >= 540 && l == 0 && off >= n * 0.020' n="$n1" l="$l1" off="$(ms "$M.out" sleeper off_self)" || return 1
 	grep -q 'records lost' "$M.stderr" && { echo "600 sleeps: loss reported"; return 1; }
 	rt_run "$M" 3000 || return 1
 	n3=$(rt_get "$M.out" thread off_switches) l3=$(rt_get "$M.out" thread off_lost)
@@ -129,7 +120,7 @@ lost() {
 	# the ring holds 1024 intervals; a switch while the ring is being read (the thread preempted
 	# in the drain, as seen under the sanitizers) adds its own, so a few more may be charged; the
 	# records lost (two a sleep) and the intervals charged account for about all 3000 sleeps
-	is 'l > 0 && n >= 500 && n <= 1024 + 8 && 2 * n + l >= 5400 && off >= n * 0.020' n="$n3" l="$l3" \
+	rt_is 'l > 0 && n >= 500 && n <= 1024 + 8 && 2 * n + l >= 5400 && off >= n * 0.020' n="$n3" l="$l3" \
 		off="$(ms "$M.out" sleeper off_self)" &&
 		grep -q 'context-switch records lost' "$M.stderr"
 }

@@ -36,14 +36,6 @@ thr() {
 		END { printf "%.1f\n", hz && t != "" ? v[t] * 1000 / hz : -1 }'
 }
 out() { awk -v k="$1_ns" '$1 == k { printf "%.1f\n", $2 / 1e6 }' "$P.stdout"; }
-is() {
-	local cond=$1 a args=()
-	shift
-	echo "$* : $cond"
-	for a in "$@"; do args+=(-v "$a"); done
-	awk "${args[@]}" "BEGIN { exit !($cond) }"
-}
-
 run() {
 	rt_run "$P" "$T/dump.out" || return 1
 	cat "$P.stdout"
@@ -54,7 +46,7 @@ check "the run writes its dump and its profile" run
 
 # each sleeper's off-CPU time is its wall time, less its few microseconds of CPU a nap
 sleepers() {
-	is 'loop >= 0.95 * wall && loop <= wall + 100 && ret >= 0.95 * 1000 && loop >= 0.9 * ret && toff >= 0.95 * loop' \
+	rt_is 'loop >= 0.95 * wall && loop <= wall + 100 && ret >= 0.95 * 1000 && loop >= 0.9 * ret && toff >= 0.95 * loop' \
 		loop="$(ms "$P.out" sleeper_loop off_incl)" wall="$(out loop_wall)" \
 		ret="$(ms "$P.out" sleeper_ret off_incl)" \
 		toff="$(awk -v b="$(thr "$P.out" sleeper_loop off_blocked)" -v p="$(thr "$P.out" sleeper_loop off_preempted)" 'BEGIN { print b + p }')"
@@ -62,7 +54,7 @@ sleepers() {
 check "sleeper_loop, never returning, is off the CPU its whole wall time, as sleeper_ret that returns" sleepers
 
 spinner() {
-	is 'self >= 0.95 * cpu - 5 && self <= 1.05 * cpu + 5 && cpu >= 20 && self + off >= 0.95 * wall' \
+	rt_is 'self >= 0.95 * cpu - 5 && self <= 1.05 * cpu + 5 && cpu >= 20 && self + off >= 0.95 * wall' \
 		self="$(ms "$P.out" spinner_loop self)" off="$(ms "$P.out" spinner_loop off_incl)" \
 		cpu="$(out spin_cpu)" wall="$(out loop_wall)"
 }
@@ -79,7 +71,7 @@ report() {
 	# its self and children in the call graph: the code without hooks it ran (ThreadSanitizer's,
 	# with SAN=thread) is its children there, a row of its own in the flat profile
 	self=$(awk '$1 ~ /^\[[0-9]+\]$/ && $(NF - 1) == "spinner_loop" { print ($3 + $4) * 1000; exit }' "$T/report")
-	is 'off * 1000 >= 0.95 * (wall + 1000 + mwall - mcpu + 600) && self >= 0.95 * cpu - 5' off="$off" \
+	rt_is 'off * 1000 >= 0.95 * (wall + 1000 + mwall - mcpu + 600) && self >= 0.95 * cpu - 5' off="$off" \
 		self="$self" wall="$(out loop_wall)" cpu="$(out spin_cpu)" mwall="$(out main_wall)" \
 		mcpu="$(out main_cpu)" || { head -n 20 "$T/report"; return 1; }
 }
@@ -87,7 +79,7 @@ check "the report's header counts their waits, its call graph spinner_loop's CPU
 
 # held() began before the dump (at 300 ms) and lasts 600 ms
 dumped() {
-	is 'dc == 1 && dwall >= 250 && dwall < fwall && fc == 1 && fwall >= 600 && ab == 0 && um == 0' \
+	rt_is 'dc == 1 && dwall >= 250 && dwall < fwall && fc == 1 && fwall >= 600 && ab == 0 && um == 0' \
 		dc="$(ms "$T/dump.out" held count)" dwall="$(ms "$T/dump.out" held wall)" \
 		fc="$(ms "$P.out" held count)" fwall="$(ms "$P.out" held wall)" \
 		ab="$(rt_get "$P.out" lost abandoned)" um="$(rt_get "$P.out" lost unmatched)"
@@ -100,7 +92,7 @@ wall_only() {
 	$CC -O2 -o "$T/noperf" "$SPY_SRC/tests/e2e/noperf.c" || return 1
 	rm -f "$P.out"
 	SPYRT_OUT="$P.out" "$T/noperf" "$P" >"$P.stdout" 2>"$P.stderr" || { cat "$P.stderr"; return 1; }
-	is 'loop >= 0.95 * wall && spin >= 0.95 * wall' loop="$(ms "$P.out" sleeper_loop incl)" \
+	rt_is 'loop >= 0.95 * wall && spin >= 0.95 * wall' loop="$(ms "$P.out" sleeper_loop incl)" \
 		spin="$(ms "$P.out" spinner_loop incl)" wall="$(out loop_wall)"
 }
 check "without perf events, the open loops' inclusive time is their wall time" wall_only

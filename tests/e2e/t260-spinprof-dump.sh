@@ -95,9 +95,9 @@ endline() {
 	recs=$(($(grep -c '^module ' dump.txt) + 1 + $(grep -c '^thread ' dump.txt) + 2 + $(grep -c '^sampling ' dump.txt) + $(grep -c '^nodes ' dump.txt) + $(grep -q '^tail ' dump.txt && echo 1 || echo 0)))
 	want="end revision=$rev records=$recs length=$size file=calls.out"
 	[ "$(tail -n 1 dump.txt)" = "$want" ] || { echo "want: $want"; tail -n 1 dump.txt; return 1; }
-	[ "$rev" -eq 4 ]
+	[ "$rev" -eq 5 ]
 }
-check "the end line: revision 4, the records and the file's length" endline
+check "the end line: revision 5, the records and the file's length" endline
 
 same_as_tool() {
 	"$T/gmon-dump" calls.out >"$T/tool.txt" || return 1
