@@ -394,11 +394,21 @@ static int tail_enter(struct spy_thread *t, uint64_t self, uint64_t sp)
 	return 1;
 }
 
-/* The frame at depth i - 1 and those above it end as returned unseen (frames of __spy_arc's). */
+/* The frame at depth i - 1 and those above it end as returned unseen: frames of __spy_arc's, and
+ * tail callers whose tail call went to code without hooks (timed: they end now). */
 static void end_above(struct spy_thread *t, uint32_t i)
 {
+	uint64_t now = t->timed && t->depth > i ? spy_cycles() : 0;
+
 	while (t->depth > i)
-		spy_hooks_pop(t, 0, 0);
+		spy_hooks_pop(t, now, 0);
+}
+
+/* A frame whose tail call is still pending: its callee never entered, so it is code without hooks
+ * (the frame holds it: item 4 of issue 23), which returns unseen. */
+static inline int tail_out(const struct spy_frame *f)
+{
+	return (f->tail & SPY_TAIL_PENDING) && f->self != GMON_CALLER_NONE;
 }
 
 /* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. The mark under a
@@ -409,26 +419,29 @@ static inline int frame_lazy(const struct spy_frame *f)
 }
 
 /*
- * Before a call through arc a at key is pushed: frames of mode arcs that returned unseen, still on
- * the stack above the call's real caller, end. When the call site is an instrumented function's code
- * (SPY_ARC_SITED), that function is the caller: the frames of __spy_arc's above its nearest frame
- * have returned (a callee whose arguments on the stack put its key below a returned sibling's). Else
- * the call comes from code without hooks (a callback: qsort's comparator, an event loop's handler),
- * and belongs to the nearest frame really on the stack: a frame of __spy_arc's whose return address
- * is no longer in its slot has returned. Frames with exit hooks end at their exits, not here.
+ * Before a call through arc a at key is pushed: frames that returned unseen, still on the stack above
+ * the call's real caller, end: those of mode arcs, and a tail caller whose tail call went to code
+ * without hooks (with its chain), which returned with that code. When the call site is an
+ * instrumented function's code (SPY_ARC_SITED), that function is the caller: such frames above its
+ * nearest frame have returned (a callee whose arguments on the stack put its key below a returned
+ * sibling's). Else the call comes from code without hooks (a callback: qsort's comparator, an event
+ * loop's handler, main after a constructor that tail-called __cxa_atexit), and belongs to the nearest
+ * frame really on the stack: such a frame whose return address is no longer in its slot has
+ * returned. Frames with exit hooks end at their exits, not here.
  */
 static void end_returned(struct spy_thread *t, const struct spy_arc *a, uint64_t key)
 {
 	uint32_t i = t->depth;
 
 	if (a->func & SPY_ARC_SITED) {
-		while (i && t->stack[i - 1].self != a->caller && frame_lazy(&t->stack[i - 1]))
+		while (i && t->stack[i - 1].self != a->caller &&
+		       (frame_lazy(&t->stack[i - 1]) || tail_out(&t->stack[i - 1])))
 			i--;
 		if (i && i < t->depth && t->stack[i - 1].self == a->caller)
 			end_above(t, i);
 		return;
 	}
-	while (i && frame_lazy(&t->stack[i - 1])) {
+	while (i && (frame_lazy(&t->stack[i - 1]) || (i == t->depth && tail_out(&t->stack[i - 1])))) {
 		/* a tail call's frames share their slot, which holds the first one's return address */
 		uint32_t j = i;
 		uint64_t slot = key_slot(t->stack[i - 1].sp);
@@ -545,6 +558,10 @@ static inline __attribute__((always_inline)) void enter_as(struct spy_thread *t,
 		SPY_SET(top->tail, 0);
 		sp -= 2;
 	} else {
+		/* a tail call pending on top: its callee has no hooks, and this may come after it
+		 * returned (end_returned) */
+		if (unlikely((t->stack + n)[-1].tail))
+			goto slow;
 		FIRST_ARC(a, cs, s, i, slow);
 	}
 	if (unlikely(push_frame_as(t, n, s, cs, sp, i, now, timed)))

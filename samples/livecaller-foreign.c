@@ -5,6 +5,14 @@
 #include "sample.h"
 
 void foreign_walk(int depth, void (*fn)(void));
+long foreign_value(long x);
+
+/* a value, no callback: reached by a tail call, it returns unseen */
+NOINL long foreign_value(long x)
+{
+	BARRIER();
+	return x + 1;
+}
 
 NOINL void foreign_walk(int depth, void (*fn)(void))
 {

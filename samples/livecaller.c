@@ -8,16 +8,25 @@
  *             back 15 times at four depths of its own recursion: every cb() is loopy's
  *   sorter(): sib(), then qsort() of 64 ints with cmp(): every cmp() is sorter's (how many, glibc
  *             decides; the test compares the arc with cmp's add-one count)
- * so main -> caller, deeper, loopy, sorter 100 each; caller -> sib 100, caller -> seven 100;
- * deeper -> deep 100, deep -> sib 200, deeper -> nine 100; loopy -> sib 100, loopy -> cb 1500;
- * sorter -> sib 100, sorter -> cmp (qsort's count). With an argument N, cb() spins N iterations
- * (for samples: its time is loopy's, never sib's). */
+ *   tailout(): tailer(), which tail-calls foreign_value(), code without hooks that returns unseen,
+ *             then foreign_walk() calling cb2() back 3 times: every cb2() is tailout's, whose frame
+ *             is really on the stack, not tailer's (mode time kept tailer's open; so did ninja's
+ *             main after a static constructor that tail-called __cxa_atexit)
+ *   tailwalk(): tail-calls foreign_walk() calling cb3() back 3 times: every cb3() is tailwalk's,
+ *             whose call foreign_walk is (item 4 of issue 23: code without hooks reached by a tail
+ *             call counts for the function that jumped to it)
+ * so main -> caller, deeper, loopy, sorter, tailout, tailwalk 100 each; caller -> sib 100, caller ->
+ * seven 100; deeper -> deep 100, deep -> sib 200, deeper -> nine 100; loopy -> sib 100, loopy -> cb
+ * 1500; sorter -> sib 100, sorter -> cmp (qsort's count); tailout -> tailer 100, tailout -> cb2 300;
+ * tailwalk -> cb3 300 (tail calls from -O2 on). With an argument N, cb() spins N iterations (for
+ * samples: its time is loopy's, never sib's). */
 #include <stdlib.h>
 #include "sample.h"
 
 #define ROUNDS 100
 
 void foreign_walk(int depth, void (*fn)(void));
+long foreign_value(long x);
 
 volatile long sink;
 
@@ -90,6 +99,34 @@ NOINL void sorter(long i)
 	sink += v[0];
 }
 
+NOINL void cb2(void)
+{
+	sink++;
+}
+
+NOINL void cb3(void)
+{
+	sink++;
+}
+
+NOINL long tailer(long i)
+{
+	return foreign_value(i);
+}
+
+NOINL void tailout(long i)
+{
+	sink += tailer(i);
+	foreign_walk(1, cb2);
+	BARRIER();
+}
+
+NOINL void tailwalk(long i)
+{
+	sink += i;
+	foreign_walk(1, cb3);
+}
+
 int main(int argc, char **argv)
 {
 	spin = argc > 1 ? atol(argv[1]) : 1;
@@ -98,6 +135,8 @@ int main(int argc, char **argv)
 		deeper(i);
 		loopy(i);
 		sorter(i);
+		tailout(i);
+		tailwalk(i);
 	}
 	return 0;
 }
