@@ -513,8 +513,10 @@ def base(key):
 
 def norm_name(key):
     """a function's name as perf's and spy's are compared: without [LIB], a constructor's or destructor's
-    symbols as one, without glibc's internal __GI_ prefix and leading underscores (glibc's aliases)"""
-    return canon(re.sub(r"@.*$", "", re.sub(r"^__GI_", "", base(key)))).lstrip("_")
+    symbols as one, without glibc's internal __GI_ and __libc_ prefixes and leading underscores
+    (glibc's aliases of one function: perf's __libc_sendmsg is spy's sendmsg, __GI___libc_write __write)"""
+    n = canon(re.sub(r"@.*$", "", re.sub(r"^__GI_", "", base(key)))).lstrip("_")
+    return re.sub(r"^libc_", "", n)
 
 
 def compare_top(flat, perf, perf_total, kernel, plain_syms=None):
