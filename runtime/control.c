@@ -181,6 +181,7 @@ static void init_once(void)
 	uint64_t w = 0;
 
 	spy_env_load(&spy_cfg, env);
+	spy_out_anchor(&spy_cfg);
 	spy_nodes_env(env);
 	spy_mode = spy_cfg.mode;
 	if (spy_mode == SPY_MODE_COUNT)

@@ -429,6 +429,32 @@ char **spy_env_trusted(char **env, int secure)
 	return none;
 }
 
+void spy_out_anchor(struct spy_config *cfg)
+{
+	char cwd[PATH_MAX], *s, *o;
+	size_t pct = 0, len;
+
+	if (!cfg->out || cfg->out[0] == '/' || !getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+		return;
+	for (const char *c = cwd; *c; c++)
+		pct += *c == '%';
+	/* room left for %p's pids and a forked child's suffix */
+	len = strlen(cwd) + pct + 1 + strlen(cfg->out) + 1;
+	if (len > PATH_MAX - 64 || !(s = malloc(len)))
+		return;
+	o = s;
+	for (const char *c = cwd; *c; c++) {
+		*o++ = *c;
+		if (*c == '%')
+			*o++ = '%'; /* the name is a pattern: the directory's own % stays one */
+	}
+	if (o[-1] != '/')
+		*o++ = '/';
+	strcpy(o, cfg->out);
+	free(cfg->out);
+	cfg->out = s;
+}
+
 int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked)
 {
 	size_t o = 0;

@@ -945,6 +945,10 @@ struct spy_rights {
 int spy_as_caller(struct spy_rights *r);
 void spy_as_self(const struct spy_rights *r);
 /* SPYRT_OUT with %p expanded; forked children get ".PID" unless %p is there. */
+/* A relative SPYRT_OUT (or gmon.out) made absolute against the current directory, the one the program
+ * starts in (init): a daemon that chdir()s away still writes where it was started. Left relative when
+ * the directory cannot be named (getcwd) or the path would be too long. */
+void spy_out_anchor(struct spy_config *cfg);
 int spy_out_path(const struct spy_config *cfg, char *buf, size_t sz, pid_t pid, int forked);
 
 /* ---- control.c ---- */

@@ -132,7 +132,8 @@ unwritable() {
 	ARGS=()
 	run_as "$S/ro"
 	[ $rc -eq 0 ] && [ -z "$(ls -A "$S/ro")" ] || { echo "status $rc"; ls -la "$S/ro"; return 1; }
-	one_line "cannot write profile 'gmon.out'.*Permission denied"
+	# the name resolved against the directory the program started in (t149)
+	one_line "cannot write profile '$S/ro/gmon.out'.*Permission denied"
 }
 check "in a directory the caller cannot write (root's 0755): nothing made there, one line" unwritable
 
@@ -169,7 +170,7 @@ fcaps() {
 	[ $rc -eq 0 ] && [ -z "$(ls -A "$S/ro")" ] && [ -z "$(ls -A "$S/private")" ] ||
 		{ echo "status $rc"; cat "$T/err"; ls -la "$S/ro" "$S/private"; return 1; }
 	grep -q "every SPYRT_ variable is ignored" "$T/err" &&
-		grep -q "cannot write profile 'gmon.out'.*Permission denied" "$T/err" && [ "$(grep -c . "$T/err")" -eq 2 ] ||
+		grep -q "cannot write profile '$S/ro/gmon.out'.*Permission denied" "$T/err" && [ "$(grep -c . "$T/err")" -eq 2 ] ||
 		{ cat "$T/err"; return 1; }
 }
 if ! command -v setcap >/dev/null; then
