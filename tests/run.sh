@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run spy's tests (the cmocka unit binaries and the e2e scripts, each printing TAP) and count their test
 # points. The last line is always "N passed, N failed"; the exit status is 1 iff a test failed or none ran.
+# Each test's line ends with the progress, "[done/total, elapsed]".
 #
 # usage: tests/run.sh [-v] [--filter PATTERN] [FILE...]
 #   FILE     a tests/e2e/t*.sh script, a unit test binary or its tests/unit/test-*.c source, or any TAP
@@ -111,6 +112,15 @@ show_failures()
 	     show && /^#/ { print }' "$1" | head -n 40 | sed 's/^/    /'
 }
 
+# how many will run, for the progress at the end of each line: [done/total, elapsed]
+total=0
+for t in "${tests[@]}"; do
+	name=$(name_of "$t")
+	[[ -n $filter && $name != *$filter* ]] || total=$((total + 1))
+done
+start=$SECONDS
+progress() { printf '  [%d/%d, %dm%02ds]' "$files" "$total" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)); }
+
 for t in "${tests[@]}"; do
 	name=$(name_of "$t")
 	if [[ -n $filter && $name != *$filter* ]]; then
@@ -170,16 +180,17 @@ for t in "${tests[@]}"; do
 
 	if ((f)); then
 		bad_files+=("$name")
-		printf 'FAIL %-50s %d/%d ok%s %ds\n' "$name" "$p" $((p + f)) "${why:+ ($why)}" "$secs"
+		printf 'FAIL %-50s %d/%d ok%s %ds%s\n' "$name" "$p" $((p + f)) "${why:+ ($why)}" "$secs" "$(progress)"
 		show_failures "$log.tap"
 		if [[ -s $log.err ]]; then
 			echo "    stderr (last lines of $log.err):"
 			tail -n 15 "$log.err" | sed 's/^/    | /'
 		fi
 	elif ((skipall && n == 0)); then
-		printf 'skip %-50s %s %ds\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')" "$secs"
+		printf 'skip %-50s %s %ds%s\n' "$name" "$(grep -m1 '^1\.\.' "$log.tap" | sed 's/^1\.\.0 *#* *//')" "$secs" \
+			"$(progress)"
 	else
-		printf 'ok   %-50s %d/%d ok %ds\n' "$name" "$p" "$n" "$secs"
+		printf 'ok   %-50s %d/%d ok %ds%s\n' "$name" "$p" "$n" "$secs" "$(progress)"
 	fi
 	if ((verbose)); then
 		sed 's/^/    /' "$log.tap"
