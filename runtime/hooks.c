@@ -289,11 +289,30 @@ static inline uint64_t key_slot(uint64_t key)
 	return (key + 2) & ~(uint64_t)7;
 }
 
-/* End the frames whose key lies below limit: deeper than a live frame there, so gone. */
+/* A frame whose tail call is still pending: its callee never entered, so it is code without hooks
+ * (the frame holds it: item 4 of issue 23), which returns unseen. */
+static inline int tail_out(const struct spy_frame *f)
+{
+	return (f->tail & SPY_TAIL_PENDING) && f->self != GMON_CALLER_NONE;
+}
+
+/* End the frames whose key lies below limit: deeper than a live frame there, so gone. A tail call
+ * to code without hooks that returned unseen ends with its chain (the tail callers in its slot) as
+ * calls end, not abandoned. */
 static void end_below(struct spy_thread *t, uint64_t limit, uint64_t now, int abandoned)
 {
-	while (t->depth && t->stack[t->depth - 1].sp < limit)
-		spy_hooks_pop(t, now, abandoned);
+	while (t->depth && t->stack[t->depth - 1].sp < limit) {
+		uint64_t slot = key_slot(t->stack[t->depth - 1].sp);
+
+		if (!tail_out(&t->stack[t->depth - 1])) {
+			spy_hooks_pop(t, now, abandoned);
+			continue;
+		}
+		do
+			spy_hooks_pop(t, now, 0);
+		while (t->depth && t->stack[t->depth - 1].sp < limit &&
+		       key_slot(t->stack[t->depth - 1].sp) == slot);
+	}
 }
 
 /* An enter hook found frames at or below its own stack pointer: their functions are gone (longjmp,
@@ -402,13 +421,6 @@ static void end_above(struct spy_thread *t, uint32_t i)
 
 	while (t->depth > i)
 		spy_hooks_pop(t, now, 0);
-}
-
-/* A frame whose tail call is still pending: its callee never entered, so it is code without hooks
- * (the frame holds it: item 4 of issue 23), which returns unseen. */
-static inline int tail_out(const struct spy_frame *f)
-{
-	return (f->tail & SPY_TAIL_PENDING) && f->self != GMON_CALLER_NONE;
 }
 
 /* Frames of __spy_arc's (and tail calls pending from them) end unseen: no exit hook. The mark under a

@@ -15,10 +15,16 @@
  *   tailwalk(): tail-calls foreign_walk() calling cb3() back 3 times: every cb3() is tailwalk's,
  *             whose call foreign_walk is (item 4 of issue 23: code without hooks reached by a tail
  *             call counts for the function that jumped to it)
+ *   tailchain(): tailer2(), which tail-calls tailer (so tailer2 -> tailer), then sib(); and
+ *             tailchain_exit(): tailer2(), then its own exit: the chain tailer2, tailer, whose last
+ *             tail call went to code without hooks, returned as calls do, not abandoned (memcached's
+ *             crawler thread counted 255 such "abandoned" frames)
  * so main -> caller, deeper, loopy, sorter, tailout, tailwalk 100 each; caller -> sib 100, caller ->
  * seven 100; deeper -> deep 100, deep -> sib 200, deeper -> nine 100; loopy -> sib 100, loopy -> cb
  * 1500; sorter -> sib 100, sorter -> cmp (qsort's count); tailout -> tailer 100, tailout -> cb2 300;
- * tailwalk -> cb3 300 (tail calls from -O2 on). With an argument N, cb() spins N iterations (for
+ * tailwalk -> cb3 300; main -> tailchain, tailchain_exit 100 each, tailchain -> tailer2 100,
+ * tailchain -> sib 100, tailchain_exit -> tailer2 100, tailer2 -> tailer 200 (tail calls from -O2 on);
+ * nothing abandoned. With an argument N, cb() spins N iterations (for
  * samples: its time is loopy's, never sib's). */
 #include <stdlib.h>
 #include "sample.h"
@@ -127,6 +133,24 @@ NOINL void tailwalk(long i)
 	foreign_walk(1, cb3);
 }
 
+NOINL long tailer2(long i)
+{
+	if (i < 0)
+		return 0;
+	return tailer(i);
+}
+
+NOINL void tailchain(long i)
+{
+	sink += tailer2(i);
+	sink += sib(i);
+}
+
+NOINL void tailchain_exit(long i)
+{
+	sink += tailer2(i);
+}
+
 int main(int argc, char **argv)
 {
 	spin = argc > 1 ? atol(argv[1]) : 1;
@@ -137,6 +161,8 @@ int main(int argc, char **argv)
 		sorter(i);
 		tailout(i);
 		tailwalk(i);
+		tailchain(i);
+		tailchain_exit(i);
 	}
 	return 0;
 }

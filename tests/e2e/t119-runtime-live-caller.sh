@@ -3,8 +3,9 @@
 # where mode arcs' shadow stack (no exit hooks) still holds a callee that returned when the next call
 # comes: a callee with arguments on the stack (its key below the returned sibling's, one frame and
 # two), callbacks from code without hooks (a recursion of its own, libc's qsort), and C++'s main
-# after a static constructor (samples/cxxinit.cc). Exact arcs from code built with mode=time run in
-# SPYRT_MODE time and arcs, and from code built with mode=arcs; spinprof's self-check says each
+# after a static constructor (samples/cxxinit.cc), tail calls into code without hooks (alone and at
+# the end of a chain of tail calls). Exact arcs from code built with mode=time run in SPYRT_MODE time
+# and arcs, and from code built with mode=arcs, nothing abandoned; spinprof's self-check says each
 # caller holds its call site; in mode arcs the samples under the callback are its real caller's.
 . "$(dirname "$0")/t100-runtime-basics.sh"
 rt_setup
@@ -33,6 +34,8 @@ arcs_in() {
 	"$SPY_BUILD/spinprof" "$prog.out" >"$prog.report" 2>&1 || { echo "spinprof failed"; head "$prog.report"; return 1; }
 	grep -q '^self-check: [0-9]* arcs, each caller holds its call site$' "$prog.report" ||
 		{ grep '^self-check' "$prog.report"; return 1; }
+	# every call returned: tail chains into code without hooks end as calls do
+	[ "$(rt_get "$prog.out" lost abandoned)" = 0 ] || { rt_dump "$prog.out" | grep '^lost'; return 1; }
 }
 check "mode time: every arc from its real caller" arcs_in "$P" SPYRT_MODE=time
 check "SPYRT_MODE=arcs on code with exit hooks: the same" arcs_in "$P" SPYRT_MODE=arcs
