@@ -99,16 +99,19 @@ counted() {
 check "count then time: recorded in mode count, said once, counts exact" counted "$T/ct"
 check "time then count (link order): the same" counted "$T/tc"
 check "a.c a shared library of mode=count: the same" counted "$T/so"
-# the hot leaf holds the samples' time in each report (it is all the work: at least 90 % of the flat
-# profile; its time was its caller's)
+# the hot leaf holds the samples' time in each report (it is all the work: at least 90 % of the
+# instrumented functions' share of the flat profile; its time was its caller's). Rows of code without
+# hooks ("NAME [MODULE]") are apart: under ASan a tick or two of 17 can fall in its mmap.
 own_time() {
 	[ -z "$SPY_TSAN" ] || return 0
 	local p r
 	for p in ct tc so; do
 		r=$T/$p.share
 		"$SPY_BUILD/spinprof" -b "$T/$p.out" >"$r" 2>&1 || { head -n 5 "$r"; return 1; }
-		awk '/^ time   seconds/ { on = 1; next } on && NF >= 7 { if ($NF == "hot_leaf") p = $1 } on && NF == 0 { on = 0 }
-			END { if (p + 0 < 90) { print FILENAME ": hot_leaf has " p "% of the flat profile, want at least 90"; exit 1 } }' \
+		awk '/^ time   seconds/ { on = 1; next }
+			on && NF >= 7 && $NF !~ /^\[/ { all += $1; if ($NF == "hot_leaf") p = $1 }
+			on && NF == 0 { on = 0 }
+			END { if (!(all > 0 && p / all >= 0.9)) { print FILENAME ": hot_leaf has " p "% of the flat profile, of the instrumented functions " all "%, want at least 90 % of theirs"; exit 1 } }' \
 			"$r" || { sed -n '/^ *%/,/^$/p' "$r" | head -n 8; return 1; }
 	done
 }
