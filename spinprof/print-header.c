@@ -263,18 +263,14 @@ static void print_uncorrected(FILE *f, const struct prof *p, uint64_t calls)
 {
 	const struct gmon_sampling *sp = p->spy.sampling;
 	struct prof_cost c;
-	double raw = 0, prog = 0, taken, seen, err;
+	double raw, taken, seen, err;
 
 	if (!p->measured || !sp || sp->watch != GMON_WATCH_CPU || !sp->hz || !calls || !(p->hz > 0))
 		return;
 	prof_cost(p, &c);
 	if (!c.from_samples)
 		return;
-	for (size_t i = 0; i < p->nsyms; i++) {
-		raw += p->items[i].m_self_raw;
-		prog += p->items[i].m_self;
-	}
-	taken = raw > prog ? (raw - prog) / p->hz : 0;
+	taken = prof_taken_off(p, &raw) / p->hz;
 	seen = c.part / (double)sp->hz;
 	err = 3 * sqrt(c.part) / (double)sp->hz;
 	if (seen - err <= taken)

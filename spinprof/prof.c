@@ -361,15 +361,22 @@ void prof_cost(const struct prof *p, struct prof_cost *c)
 	}
 	if (!p->measured)
 		return;
-	/* all the cycles measured (every function's raw self) and what the correction left them */
-	double raw = 0, prog = 0;
-	for (size_t i = 0; i < p->nsyms; i++) {
-		raw += p->items[i].m_self_raw;
-		prog += p->items[i].m_self;
-	}
+	/* all the cycles measured (every function's raw self) and what the correction took off */
+	double raw, taken = prof_taken_off(p, &raw);
 	if (raw > 0) {
-		c->part = raw > prog ? raw - prog : 0;
+		c->part = taken;
 		c->all = raw;
 		c->share = c->part / c->all;
 	}
+}
+
+double prof_taken_off(const struct prof *p, double *raw)
+{
+	double r = 0, prog = 0;
+	for (size_t i = 0; i < p->nsyms; i++) {
+		r += p->items[i].m_self_raw;
+		prog += p->items[i].m_self;
+	}
+	*raw = r;
+	return r > prog ? r - prog : 0;
 }

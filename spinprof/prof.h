@@ -180,6 +180,9 @@ struct prof_cost {
 	int from_samples; /* 1: samples, 0: calibration */
 };
 void prof_cost(const struct prof *p, struct prof_cost *c);
+/* Spy time mode: the cycles the hook correction took off the functions (their raw self less their
+ * self), and in *raw their raw self cycles in all. */
+double prof_taken_off(const struct prof *p, double *raw);
 
 /* Zero a prof. */
 void prof_init(struct prof *p);
