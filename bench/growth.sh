@@ -103,7 +103,7 @@ for d in 10 200000; do
 done
 
 # ---- 2. spinprof on N one-bin histogram records ----
-$CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
+$CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src"/common/*.c -o "$w/gen" -lz
 label() {
 	case $1 in
 	one) echo "one record for all (the rest of the report)" ;;

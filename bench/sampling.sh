@@ -24,7 +24,7 @@ cd "$w"
 
 $CC -O2 -fplugin="$plugin" -fplugin-arg-spyinstr-mode=time "$here/bench.c" "$build/libspyrt.a" \
 	-lpthread -ldl -o spy-hooks
-$CC -O2 -DGMON_DUMP_MAIN -I"$src/common" "$src/common/gmon-io.c" "$src/common/gmon-dump.c" -lz -o gmon-dump
+$CC -O2 -I"$src/common" "$src/tests/gmon-dump.c" "$src"/common/*.c -lz -o gmon-dump
 
 none=()
 cpu=()

@@ -26,9 +26,9 @@ runs=${1:-5}
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 bench_workdir spinprof-bench
 
-$CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
-# the decoder as spinprof has it (spinprof/gmon-io.c: Intel ISA-L, the inflating thread)
-$CC -O2 -I"$src/common" "$here/read-time.c" "$src/spinprof/gmon-io.c" -o "$w/read-time" -lz -lisal
+$CC -O2 -I"$src/common" "$here/spinprof-gen.c" "$src"/common/*.c -o "$w/gen" -lz
+# the decoder as spinprof has it (common/ with GMON_ISAL: Intel ISA-L, the inflating thread)
+$CC -O2 -DGMON_ISAL -I"$src/common" "$here/read-time.c" "$src"/common/*.c -o "$w/read-time" -lz -lisal
 "$w/gen" spy "$w/spy.out" "$NF" "$NA" 1
 
 # NF functions of 16 bytes each, and main

@@ -1,25 +1,10 @@
-/* The decoder of the spy profile file's records, which trusts nothing: every length is checked before
- * use, and any problem is one error line naming the record. It reads a record's payload through a
- * cursor whose window gmon-read.c fills (from memory, a file, or zlib). A part of gmon-io.c, compiled
- * through it (it uses its helpers). */
-/* ---- the cursor over a record's payload ------------------------------------------------------------ */
+/* The decoder of the spy profile file, which trusts nothing: the file header, then record after
+ * record up to END, every length checked before use, and any problem one error line naming the
+ * record. It reads a record's payload through a cursor whose window gmon-read.c fills (from memory, a
+ * file, or zlib). gmon_decode() is here; gmon_read_file() and gmon_read_fd() are in gmon-read.c. */
+#include "gmon-private.h"
 
-struct cur {
-	const uint8_t *p; /* the window: the payload's raw bytes p[off, len) */
-	size_t len, off;
-	uint64_t more; /* raw bytes after the window */
-	struct in *in; /* where they come from */
-	int zlib;      /* through in->z */
-	int bad;
-	char *err;
-	size_t errsz;
-	const char *where; /* "record 3 (THREAD) at offset 1234" */
-	uint32_t minor;    /* the file's format revision */
-};
-
-static void cur_fail(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void cur_fail(struct cur *c, const char *fmt, ...)
+void gmon_cur_fail(struct cur *c, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -37,24 +22,13 @@ static void cur_fail(struct cur *c, const char *fmt, ...)
 }
 
 /* An allocation failed: the message begins "out of memory", as spinprof's own do. */
-static void cur_oom(struct cur *c, uint64_t bytes, const char *what)
+void gmon_cur_oom(struct cur *c, uint64_t bytes, const char *what)
 {
 	if (c->bad)
 		return;
 	c->bad = 1;
 	snprintf(c->err, c->errsz, "out of memory (%" PRIu64 " bytes for %s, %s)", bytes, what, c->where);
 }
-
-struct in; /* gmon-read.c: where the bytes come from */
-
-/* The raw bytes left in the payload, the window's included. */
-static uint64_t rest(const struct cur *c)
-{
-	return c->len - c->off + c->more;
-}
-
-/* Make the window hold at least n bytes (n <= rest(c)); in gmon-read.c. */
-static int refill(struct cur *c, size_t n);
 
 static inline int need(struct cur *c, size_t n, const char *what)
 {
@@ -63,10 +37,10 @@ static inline int need(struct cur *c, size_t n, const char *what)
 	if (c->len - c->off >= n)
 		return 1;
 	if (rest(c) < n) {
-		cur_fail(c, "truncated %s (%" PRIu64 " bytes left, %zu needed)", what, rest(c), n);
+		gmon_cur_fail(c, "truncated %s (%" PRIu64 " bytes left, %zu needed)", what, rest(c), n);
 		return 0;
 	}
-	return refill(c, n);
+	return gmon_refill(c, n);
 }
 
 /* How many of n elements of size bytes each lie whole in the window (at least one), 0 on failure:
@@ -111,14 +85,14 @@ static char *get_bytes(struct cur *c, uint32_t *lenp, const char *what)
 	if (c->bad)
 		return NULL;
 	if (n > GMON_STR_MAX) {
-		cur_fail(c, "%s of %" PRIu32 " bytes is longer than the limit", what, n);
+		gmon_cur_fail(c, "%s of %" PRIu32 " bytes is longer than the limit", what, n);
 		return NULL;
 	}
 	if (!need(c, n, what))
 		return NULL;
 	s = malloc((size_t)n + 1);
 	if (!s) {
-		cur_oom(c, (uint64_t)n + 1, what);
+		gmon_cur_oom(c, (uint64_t)n + 1, what);
 		return NULL;
 	}
 	memcpy(s, c->p + c->off, n);
@@ -135,7 +109,7 @@ static char *get_str(struct cur *c, const char *what)
 	char *s = get_bytes(c, &n, what);
 
 	if (s && strlen(s) != n) {
-		cur_fail(c, "%s contains a NUL byte", what);
+		gmon_cur_fail(c, "%s contains a NUL byte", what);
 		free(s);
 		return NULL;
 	}
@@ -148,7 +122,7 @@ static uint64_t get_count(struct cur *c, int width, size_t min_size, const char 
 	uint64_t n = get_n(c, width, what);
 
 	if (!c->bad && min_size && n > rest(c) / min_size) {
-		cur_fail(c, "%" PRIu64 " %s cannot fit in the %" PRIu64 " bytes left", n, what, rest(c));
+		gmon_cur_fail(c, "%" PRIu64 " %s cannot fit in the %" PRIu64 " bytes left", n, what, rest(c));
 		return 0;
 	}
 	return n;
@@ -175,7 +149,7 @@ static void *get_array(struct cur *c, uint64_t n, size_t size, const char *what)
 		return NULL;
 	p = calloc((size_t)n, size);
 	if (!p)
-		cur_oom(c, n * size, what);
+		gmon_cur_oom(c, n * size, what);
 	else
 		huge_pages(p, (size_t)n * size);
 	return p;
@@ -212,7 +186,7 @@ static void dec_header(struct cur *c, struct gmon_header *h)
 		h->hook_tail_out_mcyc = (int64_t)get_u64(c, "tail call cost");
 	}
 	if (!c->bad && h->mode > 2)
-		cur_fail(c, "unknown mode %" PRIu32, h->mode);
+		gmon_cur_fail(c, "unknown mode %" PRIu32, h->mode);
 }
 
 static void dec_module(struct cur *c, struct gmon_module *m)
@@ -225,7 +199,8 @@ static void dec_module(struct cur *c, struct gmon_module *m)
 	m->path = get_str(c, "module path");
 	m->build_id = (uint8_t *)get_bytes(c, &m->build_id_len, "build-id");
 	if (!c->bad && m->text_lo > m->text_hi)
-		cur_fail(c, "text range 0x%" PRIx64 "-0x%" PRIx64 " is reversed", m->text_lo, m->text_hi);
+		gmon_cur_fail(c, "text range 0x%" PRIx64 "-0x%" PRIx64 " is reversed", m->text_lo,
+			      m->text_hi);
 }
 
 static void dec_funcs(struct cur *c, struct gmon_funcs *fs)
@@ -245,7 +220,7 @@ static void dec_funcs(struct cur *c, struct gmon_funcs *fs)
 		f->file = get_str(c, "file name");
 	}
 	if (!c->bad && fs->plugin_mode > 2)
-		cur_fail(c, "unknown plugin mode %" PRIu32, fs->plugin_mode);
+		gmon_cur_fail(c, "unknown plugin mode %" PRIu32, fs->plugin_mode);
 }
 
 /* A thread's histogram buckets, appended as its record is read (the function times' then the
@@ -266,7 +241,7 @@ static uint64_t *pool_take(struct cur *c, struct gmon_thread *t, struct pool *h,
 			cap *= 2;
 		b = realloc(t->hist_pool, cap * sizeof(*b));
 		if (!b) {
-			cur_oom(c, (uint64_t)cap * sizeof(*b), "histograms");
+			gmon_cur_oom(c, (uint64_t)cap * sizeof(*b), "histograms");
 			return NULL;
 		}
 		huge_pages(b, cap * sizeof(*b));
@@ -303,7 +278,8 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 	t->flags = get_u32(c, "thread flags");
 	/* a flag that announces data only revision 3 has: an older file with it is damaged */
 	if (!c->bad && c->minor < 3 && (t->flags & GMON_THREAD_COUNTERS))
-		cur_fail(c, "thread flag counters (revision 3) in a revision %" PRIu32 " file", c->minor);
+		gmon_cur_fail(c, "thread flag counters (revision 3) in a revision %" PRIu32 " file",
+			      c->minor);
 	t->start_ns = get_u64(c, "thread times");
 	t->end_ns = get_u64(c, "thread times");
 	t->name = get_str(c, "thread name");
@@ -348,7 +324,8 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 		f->max = ld64(q + 40);
 		c->off += 52;
 		if (nh > GMON_HIST_BUCKETS) {
-			cur_fail(c, "histogram of %" PRIu32 " buckets (at most %d)", nh, GMON_HIST_BUCKETS);
+			gmon_cur_fail(c, "histogram of %" PRIu32 " buckets (at most %d)", nh,
+				      GMON_HIST_BUCKETS);
 			break;
 		}
 		if (!need(c, 8 * (size_t)nh, "histogram") || (nh && !(b = pool_take(c, t, h, nh))))
@@ -380,8 +357,8 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 	t->off_switches = get_u64(c, "off-CPU totals");
 	t->off_lost = get_u64(c, "off-CPU totals");
 	if (!c->bad && t->narcs > rest(c) / 24)
-		cur_fail(c, "%" PRIu64 " arc off-CPU times cannot fit in the %" PRIu64 " bytes left",
-			 t->narcs, rest(c));
+		gmon_cur_fail(c, "%" PRIu64 " arc off-CPU times cannot fit in the %" PRIu64 " bytes left",
+			      t->narcs, rest(c));
 	/* kept only for a thread whose off-CPU time was measured: others cost no memory */
 	if (!c->bad && (t->flags & GMON_THREAD_OFFCPU) && t->narcs)
 		t->arcoffs = get_array(c, t->narcs, sizeof(*t->arcoffs), "arc off-CPU times");
@@ -399,8 +376,8 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 		return;
 	/* revision 3: each function time's stopwatch (outermost calls), at least 44 bytes */
 	if (!c->bad && t->nfstats > rest(c) / 44)
-		cur_fail(c, "%" PRIu64 " stopwatches cannot fit in the %" PRIu64 " bytes left", t->nfstats,
-			 rest(c));
+		gmon_cur_fail(c, "%" PRIu64 " stopwatches cannot fit in the %" PRIu64 " bytes left",
+			      t->nfstats, rest(c));
 	for (uint64_t i = 0; t->fstats && i < t->nfstats && need(c, 44, "stopwatch"); i++) {
 		struct gmon_fstat *f = &t->fstats[i];
 		const uint8_t *q = c->p + c->off;
@@ -414,8 +391,8 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 		f->outer_min = ld64(q + 32);
 		c->off += 44;
 		if (nh > GMON_HIST_BUCKETS) {
-			cur_fail(c, "stopwatch histogram of %" PRIu32 " buckets (at most %d)", nh,
-				 GMON_HIST_BUCKETS);
+			gmon_cur_fail(c, "stopwatch histogram of %" PRIu32 " buckets (at most %d)", nh,
+				      GMON_HIST_BUCKETS);
 			break;
 		}
 		if (!need(c, 8 * (size_t)nh, "stopwatch histogram") || (nh && !(b = pool_take(c, t, h, nh))))
@@ -430,15 +407,15 @@ static void dec_thread_parts(struct cur *c, struct gmon_thread *t, struct pool *
 	/* revision 3, GMON_THREAD_COUNTERS: the counters' names, then two words a counter for each arc */
 	t->nctrs = get_u32(c, "counter names");
 	if (!c->bad && (t->nctrs == 0 || t->nctrs > GMON_CTR_MAX)) {
-		cur_fail(c, "%" PRIu32 " counters (1 to %d)", t->nctrs, GMON_CTR_MAX);
+		gmon_cur_fail(c, "%" PRIu32 " counters (1 to %d)", t->nctrs, GMON_CTR_MAX);
 		t->nctrs = 0;
 		return;
 	}
 	for (uint32_t k = 0; k < t->nctrs && !c->bad; k++)
 		t->ctr_names[k] = get_str(c, "counter name");
 	if (!c->bad && t->narcs > rest(c) / (16 * (uint64_t)t->nctrs))
-		cur_fail(c, "%" PRIu64 " arc counter totals cannot fit in the %" PRIu64 " bytes left",
-			 t->narcs, rest(c));
+		gmon_cur_fail(c, "%" PRIu64 " arc counter totals cannot fit in the %" PRIu64 " bytes left",
+			      t->narcs, rest(c));
 	if (!c->bad && t->narcs)
 		t->arcctrs = get_array(c, t->narcs, sizeof(*t->arcctrs), "arc counter totals");
 	for (uint64_t i = 0; t->arcctrs && i < t->narcs && need(c, 16 * (size_t)t->nctrs, "arc counters");
@@ -462,7 +439,8 @@ static void dec_waits(struct cur *c, struct gmon_thread *t)
 	if (c->bad || !n)
 		return;
 	if (n > rest(c) / 36)
-		return cur_fail(c, "%" PRIu32 " waits cannot fit in the %" PRIu64 " bytes left", n, rest(c));
+		return gmon_cur_fail(c, "%" PRIu32 " waits cannot fit in the %" PRIu64 " bytes left", n,
+				     rest(c));
 	t->waits = get_array(c, n, sizeof(*t->waits), "waits");
 	for (uint32_t i = 0; t->waits && i < n && need(c, 36, "wait"); i++) {
 		const uint8_t *q = c->p + c->off;
@@ -475,7 +453,7 @@ static void dec_waits(struct cur *c, struct gmon_thread *t)
 		w->cycles = ld64(q + 28);
 		c->off += 36;
 		if (w->kind > GMON_WAIT_LAST)
-			return cur_fail(c, "wait of unknown kind %" PRIu32, w->kind);
+			return gmon_cur_fail(c, "wait of unknown kind %" PRIu32, w->kind);
 		t->nwaits = i + 1;
 	}
 }
@@ -489,7 +467,7 @@ static void dec_thread(struct cur *c, struct gmon_thread *t)
 	if (!c->bad && c->minor >= 5)
 		dec_waits(c, t);
 	if (!c->bad && c->minor < 5 && (t->flags & GMON_THREAD_WAITS))
-		cur_fail(c, "thread flag waits (revision 5) in a revision %" PRIu32 " file", c->minor);
+		gmon_cur_fail(c, "thread flag waits (revision 5) in a revision %" PRIu32 " file", c->minor);
 }
 
 static void dec_counters(struct cur *c, struct gmon_profile *p)
@@ -522,12 +500,12 @@ static void dec_sampling(struct cur *c, struct gmon_sampling *s)
 	s->alloc_bytes = get_u64(c, "sampling totals");
 	s->handler_cycles = get_u64(c, "sampling totals");
 	if (!c->bad && s->watch > GMON_WATCH_LAST)
-		cur_fail(c, "unknown watch %" PRIu32, s->watch);
+		gmon_cur_fail(c, "unknown watch %" PRIu32, s->watch);
 	if (!c->bad &&
 	    (s->flags & ~(uint32_t)(GMON_SAMP_FOREIGN | GMON_SAMP_NOSOURCE | GMON_SAMP_THREADS_CUT)))
-		cur_fail(c, "unknown sampling flags 0x%" PRIx32, s->flags);
+		gmon_cur_fail(c, "unknown sampling flags 0x%" PRIx32, s->flags);
 	if (!c->bad && !s->divisor)
-		cur_fail(c, "divisor 0");
+		gmon_cur_fail(c, "divisor 0");
 }
 
 /* A thread's stacks. The frames of all stacks go into one array, grown as stacks come, each depth
@@ -550,8 +528,9 @@ static void dec_samples(struct cur *c, struct gmon_samples *s)
 		k->depth = ld32(q + 28);
 		c->off += 32;
 		if (k->depth > rest(c) / 16) {
-			cur_fail(c, "a stack of %" PRIu32 " frames cannot fit in the %" PRIu64 " bytes left",
-				 k->depth, rest(c));
+			gmon_cur_fail(
+				c, "a stack of %" PRIu32 " frames cannot fit in the %" PRIu64 " bytes left",
+				k->depth, rest(c));
 			break;
 		}
 		if (s->nframes + k->depth > cap) {
@@ -559,7 +538,7 @@ static void dec_samples(struct cur *c, struct gmon_samples *s)
 			void *f = realloc(s->frames, (size_t)want * sizeof(*s->frames));
 
 			if (!f) {
-				cur_oom(c, want * sizeof(*s->frames), "stack frames");
+				gmon_cur_oom(c, want * sizeof(*s->frames), "stack frames");
 				break;
 			}
 			s->frames = f;
@@ -580,7 +559,7 @@ static void dec_samples(struct cur *c, struct gmon_samples *s)
 		s->nframes += k->depth;
 		if (!c->bad &&
 		    (k->flags & ~(uint32_t)(GMON_STACK_WAITING | GMON_STACK_RUNTIME | GMON_STACK_CUT)))
-			cur_fail(c, "unknown stack flags 0x%" PRIx32, k->flags);
+			gmon_cur_fail(c, "unknown stack flags 0x%" PRIx32, k->flags);
 	}
 	for (uint64_t i = 0, at = 0; s->stacks && !c->bad && i < s->nstacks; i++) {
 		s->stacks[i].frames = s->stacks[i].depth ? s->frames + at : NULL;
@@ -595,23 +574,23 @@ static void dec_nhist(struct cur *c, struct gmon_nhist *h, const char *what)
 	if (c->bad)
 		return;
 	if (h->kind > GMON_NHIST_LOG)
-		return cur_fail(c, "%s: unknown histogram kind %" PRIu32, what, h->kind);
+		return gmon_cur_fail(c, "%s: unknown histogram kind %" PRIu32, what, h->kind);
 	if (!h->kind) {
 		if (h->nbuckets)
-			cur_fail(c, "%s: %" PRIu32 " buckets without a histogram", what, h->nbuckets);
+			gmon_cur_fail(c, "%s: %" PRIu32 " buckets without a histogram", what, h->nbuckets);
 		return;
 	}
 	if (!h->nbuckets || h->nbuckets > GMON_NHIST_MAX)
-		return cur_fail(c, "%s: %" PRIu32 " histogram buckets, not 1 to %u", what, h->nbuckets,
-				GMON_NHIST_MAX);
+		return gmon_cur_fail(c, "%s: %" PRIu32 " histogram buckets, not 1 to %u", what, h->nbuckets,
+				     GMON_NHIST_MAX);
 	h->base = get_u64(c, what);
 	h->scale = get_u64(c, what);
 	h->under = get_u64(c, what);
 	h->over = get_u64(c, what);
 	if (!c->bad && h->kind == GMON_NHIST_LINEAR && !h->scale)
-		return cur_fail(c, "%s: a linear histogram of scale 0", what);
+		return gmon_cur_fail(c, "%s: a linear histogram of scale 0", what);
 	if (!c->bad && h->kind == GMON_NHIST_LOG && h->scale > 63)
-		return cur_fail(c, "%s: a logarithmic histogram shifted by %" PRIu64, what, h->scale);
+		return gmon_cur_fail(c, "%s: a logarithmic histogram shifted by %" PRIu64, what, h->scale);
 	if (need(c, (size_t)h->nbuckets * 8, what)) {
 		h->buckets = get_array(c, h->nbuckets, sizeof(*h->buckets), what);
 		for (uint32_t i = 0; h->buckets && i < h->nbuckets; i++)
@@ -622,7 +601,7 @@ static void dec_nhist(struct cur *c, struct gmon_nhist *h, const char *what)
 	for (uint32_t i = 65 - (uint32_t)h->scale;
 	     !c->bad && h->kind == GMON_NHIST_LOG && h->buckets && i < h->nbuckets; i++)
 		if (h->buckets[i])
-			return cur_fail(
+			return gmon_cur_fail(
 				c, "%s: bucket %" PRIu32 " of a logarithmic histogram shifted by %" PRIu64,
 				what, i, h->scale);
 }
@@ -640,11 +619,11 @@ static void dec_nodes(struct cur *c, struct gmon_nodes *n)
 	if (c->bad)
 		return;
 	if (n->track > GMON_TRACK_ALL)
-		return cur_fail(c, "unknown leg tracking %" PRIu32, n->track);
+		return gmon_cur_fail(c, "unknown leg tracking %" PRIu32, n->track);
 	if (n->add > GMON_ADD_SUCCESSOR)
-		return cur_fail(c, "unknown leg adding %" PRIu32, n->add);
+		return gmon_cur_fail(c, "unknown leg adding %" PRIu32, n->add);
 	if (n->flags & ~(uint32_t)GMON_NODES_THREAD_ONLY)
-		return cur_fail(c, "unknown nodes flags 0x%" PRIx32, n->flags);
+		return gmon_cur_fail(c, "unknown nodes flags 0x%" PRIx32, n->flags);
 	n->nodes = get_array(c, n->nnodes, sizeof(*n->nodes), "nodes");
 	for (uint32_t i = 0; n->nodes && !c->bad && i < n->nnodes; i++) {
 		struct gmon_node *d = &n->nodes[i];
@@ -672,8 +651,8 @@ static void dec_nodes(struct cur *c, struct gmon_nodes *n)
 		l->ignored = get_u64(c, "leg ignored");
 		l->open = get_u64(c, "leg open");
 		if (!c->bad && (l->from >= n->nnodes || l->to >= n->nnodes))
-			return cur_fail(c, "a leg from node %" PRIu32 " to node %" PRIu32 " of %" PRIu32,
-					l->from, l->to, n->nnodes);
+			return gmon_cur_fail(c, "a leg from node %" PRIu32 " to node %" PRIu32 " of %" PRIu32,
+					     l->from, l->to, n->nnodes);
 		dec_nhist(c, &l->hist, "leg histogram");
 	}
 }
@@ -686,7 +665,7 @@ static void dec_trace(struct cur *c, struct gmon_trace *t)
 	t->dropped = get_u64(c, "trace dropped");
 	t->n = get_count(c, 8, 36, "trace events");
 	if (!c->bad && t->kind > GMON_TRACE_KIND_LAST)
-		return cur_fail(c, "unknown trace kind %" PRIu32, t->kind);
+		return gmon_cur_fail(c, "unknown trace kind %" PRIu32, t->kind);
 	t->ev = get_array(c, t->n, sizeof(*t->ev), "trace events");
 	for (uint64_t i = 0; t->ev && i < t->n && need(c, 36, "trace event"); i++) {
 		struct gmon_tevent *e = &t->ev[i];
@@ -699,7 +678,7 @@ static void dec_trace(struct cur *c, struct gmon_trace *t)
 		e->what = ld32(q + 32);
 		c->off += 36;
 		if (t->kind == GMON_TRACE_CALLS && e->what > GMON_TEV_EXIT)
-			return cur_fail(c, "unknown call event %" PRIu32, e->what);
+			return gmon_cur_fail(c, "unknown call event %" PRIu32, e->what);
 	}
 }
 
@@ -733,7 +712,7 @@ static void dec_tails(struct cur *c, struct gmon_profile *p)
 	for (uint64_t i = 0; p->tail_sites && i < n && !c->bad; i++) {
 		p->tail_sites[i] = get_u64(c, "tail call site");
 		if (!c->bad && i && p->tail_sites[i] <= p->tail_sites[i - 1])
-			cur_fail(c, "tail call sites out of order at 0x%" PRIx64, p->tail_sites[i]);
+			gmon_cur_fail(c, "tail call sites out of order at 0x%" PRIx64, p->tail_sites[i]);
 	}
 	if (!c->bad)
 		p->ntail_sites = n;
@@ -748,11 +727,11 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 	case GMON_TAG_MODULE:
 		e = grow1((void **)&p->modules, &p->nmodules, sizeof(*p->modules));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->nmodules + 1) * sizeof(*p->modules), "modules");
+			return gmon_cur_oom(c, ((uint64_t)p->nmodules + 1) * sizeof(*p->modules), "modules");
 		dec_module(c, e);
 		for (uint32_t i = 0; !c->bad && i + 1 < p->nmodules; i++)
 			if (p->modules[i].id == p->modules[p->nmodules - 1].id)
-				cur_fail(c, "module id %" PRIu32 " appears twice", p->modules[i].id);
+				gmon_cur_fail(c, "module id %" PRIu32 " appears twice", p->modules[i].id);
 		break;
 	case GMON_TAG_FUNCS: {
 		struct gmon_funcs *fs;
@@ -760,61 +739,277 @@ static void dec_record(struct cur *c, uint16_t tag, struct gmon_profile *p)
 
 		e = grow1((void **)&p->funcsets, &p->nfuncsets, sizeof(*p->funcsets));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->nfuncsets + 1) * sizeof(*p->funcsets), "functions");
+			return gmon_cur_oom(c, ((uint64_t)p->nfuncsets + 1) * sizeof(*p->funcsets),
+					    "functions");
 		fs = e;
 		dec_funcs(c, fs);
 		for (i = 0; !c->bad && i < p->nmodules; i++)
 			if (p->modules[i].id == fs->module)
 				break;
 		if (!c->bad && i == p->nmodules)
-			cur_fail(c, "functions of module %" PRIu32 ", which no earlier MODULE record names",
-				 fs->module);
+			gmon_cur_fail(c,
+				      "functions of module %" PRIu32 ", which no earlier MODULE record names",
+				      fs->module);
 		break;
 	}
 	case GMON_TAG_THREAD:
 		e = grow1((void **)&p->threads, &p->nthreads, sizeof(*p->threads));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->nthreads + 1) * sizeof(*p->threads), "threads");
+			return gmon_cur_oom(c, ((uint64_t)p->nthreads + 1) * sizeof(*p->threads), "threads");
 		dec_thread(c, e);
 		break;
 	case GMON_TAG_COUNTERS:
 		if (p->counters || p->ncounters)
-			return cur_fail(c, "a second COUNTERS record");
+			return gmon_cur_fail(c, "a second COUNTERS record");
 		dec_counters(c, p);
 		break;
 	case GMON_TAG_SAMPLING:
 		if (p->sampling)
-			return cur_fail(c, "a second SAMPLING record");
+			return gmon_cur_fail(c, "a second SAMPLING record");
 		p->sampling = calloc(1, sizeof(*p->sampling));
 		if (!p->sampling)
-			return cur_oom(c, sizeof(*p->sampling), "sampling");
+			return gmon_cur_oom(c, sizeof(*p->sampling), "sampling");
 		dec_sampling(c, p->sampling);
 		break;
 	case GMON_TAG_SAMPLES:
 		e = grow1((void **)&p->samples, &p->nsamples, sizeof(*p->samples));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->nsamples + 1) * sizeof(*p->samples), "samples");
+			return gmon_cur_oom(c, ((uint64_t)p->nsamples + 1) * sizeof(*p->samples), "samples");
 		dec_samples(c, e);
 		break;
 	case GMON_TAG_NODES:
 		e = grow1((void **)&p->nodesets, &p->nnodesets, sizeof(*p->nodesets));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->nnodesets + 1) * sizeof(*p->nodesets), "nodes");
+			return gmon_cur_oom(c, ((uint64_t)p->nnodesets + 1) * sizeof(*p->nodesets), "nodes");
 		dec_nodes(c, e);
 		break;
 	case GMON_TAG_TRACE:
 		e = grow1((void **)&p->traces, &p->ntraces, sizeof(*p->traces));
 		if (!e)
-			return cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
+			return gmon_cur_oom(c, ((uint64_t)p->ntraces + 1) * sizeof(*p->traces), "traces");
 		dec_trace(c, e);
 		break;
 	case GMON_TAG_TAILS:
 		if (c->minor < 4)
-			return cur_fail(c, "a TAILS record (revision 4) in a revision %" PRIu32 " file",
-					c->minor);
+			return gmon_cur_fail(c, "a TAILS record (revision 4) in a revision %" PRIu32 " file",
+					     c->minor);
 		if (p->tail_sites || p->ntail_sites)
-			return cur_fail(c, "a second TAILS record");
+			return gmon_cur_fail(c, "a second TAILS record");
 		dec_tails(c, p);
 		break;
 	}
+}
+
+/* Decode the record whose header is at off: check, decode, and (read from a descriptor) check its CRC
+ * after, whatever the decoding said: a damaged record is said to be damaged. 0 or -1 with err. */
+static int dec_one(struct in *in, uint64_t off, uint32_t nrec, int *seen_end, struct gmon_profile *p,
+		   char *err, size_t errsz)
+{
+	uint8_t h[GMON_RECORD_HEADER_SIZE];
+	uint16_t tag, flags;
+	uint64_t plen;
+	uint32_t crc;
+	char where[96];
+	struct cur c = { .in = in, .err = err, .errsz = errsz, .where = where, .minor = in->minor };
+
+	if (in->size - off < GMON_RECORD_HEADER_SIZE) {
+		snprintf(err, errsz, "record %" PRIu32 " at offset %" PRIu64 ": truncated record header",
+			 nrec, off);
+		return -1;
+	}
+	if (gmon_in_pread(in, off, h, sizeof(h))) {
+		snprintf(err, errsz, "record %" PRIu32 " at offset %" PRIu64 ": %s", nrec, off,
+			 gmon_in_error(in));
+		return -1;
+	}
+	tag = (uint16_t)get_le(h, 2);
+	flags = (uint16_t)get_le(h + 2, 2);
+	crc = ld32(h + 4);
+	plen = ld64(h + 8);
+	snprintf(where, sizeof(where), "record %" PRIu32 " (%s) at offset %" PRIu64, nrec, gmon_tag_name(tag),
+		 off);
+	if (plen > in->size - off - GMON_RECORD_HEADER_SIZE) {
+		snprintf(err, errsz, "%s: truncated payload (%" PRIu64 " bytes, %" PRIu64 " left)", where,
+			 plen, in->size - off - GMON_RECORD_HEADER_SIZE);
+		return -1;
+	}
+	put_le(h + 4, 0, 4);
+	in->crc = gmon_crc32(0, h, sizeof(h));
+	in->pos = off + GMON_RECORD_HEADER_SIZE;
+	in->left = plen;
+	if (in->mem) {
+		/* all there: checked before anything is decoded */
+		in->crc = gmon_crc32(in->crc, in->mem + in->pos, (size_t)plen);
+		if (in->crc != crc) {
+			snprintf(err, errsz, "%s: checksum mismatch (damaged file)", where);
+			return -1;
+		}
+		c.p = in->mem + in->pos;
+		c.len = (size_t)plen;
+	} else {
+		c.more = plen;
+	}
+	if (flags & ~(uint16_t)GMON_REC_ZLIB) {
+		gmon_cur_fail(&c, "unknown flags 0x%x", flags);
+	} else if (nrec == 0 && tag != GMON_TAG_HEADER) {
+		gmon_cur_fail(&c, "the first record must be HEADER");
+	} else if (flags & GMON_REC_ZLIB) {
+		uint8_t rl[8];
+		uint64_t rawlen = 0;
+
+		if (plen < 8)
+			gmon_cur_fail(&c, "compressed payload without its length");
+		else if (gmon_in_read(in, rl, 8))
+			gmon_cur_fail(&c, "%s", gmon_in_error(in));
+		else
+			rawlen = ld64(rl);
+		/* deflate cannot do better than about 1032:1; anything beyond is a lie */
+		if (!c.bad && (rawlen > GMON_RAW_MAX || rawlen / 1100 > plen))
+			gmon_cur_fail(&c, "implausible uncompressed length %" PRIu64, rawlen);
+		if (!c.bad && !z_load())
+			gmon_cur_fail(&c, "compressed, and no zlib to read it");
+		gmon_in_zstart(&c, rawlen);
+	} else if (in->mem) {
+		in->pos += plen;
+		in->left = 0;
+	}
+	if (!c.bad) {
+		switch (tag) {
+		case GMON_TAG_HEADER:
+			if (nrec != 0)
+				gmon_cur_fail(&c, "a second HEADER record");
+			else
+				dec_header(&c, &p->hdr);
+			break;
+		case GMON_TAG_MODULE:
+		case GMON_TAG_FUNCS:
+		case GMON_TAG_THREAD:
+		case GMON_TAG_COUNTERS:
+		case GMON_TAG_SAMPLING:
+		case GMON_TAG_SAMPLES:
+		case GMON_TAG_NODES:
+		case GMON_TAG_TRACE:
+		case GMON_TAG_TAILS:
+			dec_record(&c, tag, p);
+			break;
+		case GMON_TAG_END: {
+			uint32_t n = get_u32(&c, "record count");
+			uint64_t flen = get_u64(&c, "file length");
+
+			if (!c.bad && n != nrec)
+				gmon_cur_fail(&c, "%" PRIu32 " records announced, %" PRIu32 " read", n, nrec);
+			if (!c.bad && flen != in->size)
+				gmon_cur_fail(&c, "file length %" PRIu64 ", %" PRIu64 " announced", in->size,
+					      flen);
+			*seen_end = 1;
+			break;
+		}
+		default:
+			gmon_cur_fail(&c, "unknown record tag %u", tag);
+		}
+	}
+	if (!c.bad && rest(&c))
+		gmon_cur_fail(&c, "%" PRIu64 " bytes left over at the end of the record", rest(&c));
+	if (c.zlib)
+		gmon_in_zend(&c);
+	if (!in->mem) {
+		/* the rest of the stored bytes through the CRC, which has the last word */
+		while (in->left && !in->ioerr) {
+			if (!in->zin) {
+				in->zin = malloc(GMON_WINDOW);
+				in->zincap = GMON_WINDOW;
+				if (!in->zin) {
+					gmon_cur_oom(&c, GMON_WINDOW, "reading");
+					return -1;
+				}
+			}
+			gmon_in_read(in, in->zin, in->left < in->zincap ? (size_t)in->left : in->zincap);
+		}
+		if (in->ioerr) {
+			snprintf(err, errsz, "%s: %s", where, gmon_in_error(in));
+			return -1;
+		}
+		if (in->crc != crc) {
+			snprintf(err, errsz, "%s: checksum mismatch (damaged file)", where);
+			return -1;
+		}
+	}
+	return c.bad ? -1 : 0;
+}
+
+/* The file header, then record after record up to END. */
+static int dec_file(struct in *in, struct gmon_profile *p, char *err, size_t errsz)
+{
+	uint8_t fh[GMON_FILE_HEADER_SIZE];
+	size_t n = in->size < sizeof(fh) ? (size_t)in->size : sizeof(fh);
+	uint32_t version, minor, nrec = 0;
+	uint64_t off = GMON_FILE_HEADER_SIZE;
+	int seen_end = 0;
+
+	if (gmon_in_pread(in, 0, fh, n)) {
+		snprintf(err, errsz, "%s", gmon_in_error(in));
+		return -1;
+	}
+	if (n < 4 || memcmp(fh, GMON_MAGIC, 4)) {
+		snprintf(err, errsz, "not a gmon file (bad magic)");
+		return -1;
+	}
+	if (n < GMON_FILE_HEADER_SIZE) {
+		snprintf(err, errsz, "truncated file header (%zu of %u bytes)", n, GMON_FILE_HEADER_SIZE);
+		return -1;
+	}
+	version = ld32(fh + 4);
+	minor = ld32(fh + 8);
+	if (version == GMON_GNU_VERSION || version == 0) {
+		snprintf(err, errsz, "a GNU gmon.out (version %" PRIu32 "), not a spy profile", version);
+		return -1;
+	}
+	if (version != GMON_SPY_VERSION) {
+		snprintf(err, errsz, "unsupported version 0x%08" PRIx32, version);
+		return -1;
+	}
+	if (ld32(fh + 12) != gmon_crc32(0, fh, 12)) {
+		snprintf(err, errsz, "file header checksum mismatch");
+		return -1;
+	}
+	if (minor > GMON_SPY_MINOR) {
+		snprintf(err, errsz, "format revision %" PRIu32 " is newer than this reader's (%u)", minor,
+			 GMON_SPY_MINOR);
+		return -1;
+	}
+	in->minor = minor;
+	while (off < in->size) {
+		if (seen_end) {
+			snprintf(err, errsz, "%" PRIu64 " bytes after the END record", in->size - off);
+			return -1;
+		}
+		if (dec_one(in, off, nrec, &seen_end, p, err, errsz))
+			return -1;
+		off = in->pos;
+		nrec++;
+	}
+	if (!seen_end) {
+		snprintf(err, errsz, "truncated: no END record after %" PRIu32 " records", nrec);
+		return -1;
+	}
+	return 0;
+}
+
+int gmon_dec_in(struct in *in, struct gmon_profile *p, char *err, size_t errsz)
+{
+	int rc;
+
+	gmon_profile_init(p);
+	rc = dec_file(in, p, err, errsz);
+	gmon_in_release(in);
+	if (rc)
+		gmon_profile_release(p);
+	return rc;
+}
+
+int gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *err, size_t errsz)
+{
+	struct in in = { .mem = buf, .fd = -1, .size = len };
+
+	return gmon_dec_in(&in, p, err, errsz);
 }

@@ -1,6 +1,6 @@
 /* gmon_dump(): a decoded profile as text, one fact a line, with addresses named after the profile's
- * own functions; for tests and for looking at a file by hand. Built with -DGMON_DUMP_MAIN, together
- * with gmon-io.c, it is a small tool: gmon-dump FILE... prints each file's text. */
+ * own functions; for tests and for looking at a file by hand (spinprof --dump, and the tests' tool
+ * tests/gmon-dump.c: gmon-dump FILE... prints each file's text). */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -436,7 +436,6 @@ static uint64_t le(const uint8_t *b, int n)
  * then an "end" line with what only the bytes say: the format revision of the file header, and the
  * END record's count of records and file length (read back once the reader has checked them), and
  * the path. Returns 0, or -1 with the reason in err and nothing printed. */
-int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz);
 int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz)
 {
 	struct gmon_profile p;
@@ -467,25 +466,3 @@ int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz)
 	gmon_profile_release(&p);
 	return 0;
 }
-
-#ifdef GMON_DUMP_MAIN
-#include "esc.c" /* the tool is built from gmon-io.c and this file alone */
-
-int main(int argc, char **argv)
-{
-	char err[512];
-	int rc = 0;
-
-	if (argc < 2) {
-		fprintf(stderr, "usage: gmon-dump FILE...\n");
-		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (gmon_dump_file(stdout, argv[i], err, sizeof(err))) {
-			esc_msg("gmon-dump: %s: %s\n", argv[i], err);
-			rc = 2;
-		}
-	}
-	return rc;
-}
-#endif

@@ -1,5 +1,7 @@
 /* The encoder of the spy profile file: a struct gmon_profile into bytes, record by record, each with
- * its CRC, large ones compressed. A part of gmon-io.c, compiled through it (it uses its helpers). */
+ * its CRC, large ones compressed. */
+#include "gmon-private.h"
+
 /* ---- encoder --------------------------------------------------------------------------------------- */
 
 struct gbuf {

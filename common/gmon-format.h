@@ -1,5 +1,6 @@
 /* The spy profile file (gmon.out): its constants, its in-memory form, and the one encoder and decoder
- * shared by the runtime (writer) and spinprof (reader). docs/FORMAT.md describes the bytes. */
+ * shared by the runtime (writer) and spinprof (reader), the library common/ (gmon-io.c lists its
+ * parts). docs/FORMAT.md describes the bytes. */
 #ifndef GMON_FORMAT_H
 #define GMON_FORMAT_H
 
@@ -469,6 +470,7 @@ struct gmon_profile {
 #define gmon_trace_kind_name spyrt_gmon_trace_kind_name
 #define gmon_crc32 spyrt_gmon_crc32
 #define gmon_pipe_min spyrt_gmon_pipe_min
+#define gmon_dump_file spyrt_gmon_dump_file
 #endif
 
 /* A zeroed profile. */
@@ -515,6 +517,10 @@ int gmon_write_file(const char *path, const void *buf, size_t len, unsigned flag
 /* Print the whole profile, one fact a line ("arc caller=NAME callee=NAME count=N ..."), with
  * addresses named after the functions of the profile. */
 void gmon_dump(FILE *f, const struct gmon_profile *p);
+/* The file at path, read as spinprof reads it (gmon_open_regular, gmon_read_fd), dumped: gmon_dump(),
+ * then an "end" line with the file header's format revision, the END record's count of records and
+ * file length, and the path. Returns 0, or -1 with the reason in err and nothing printed. */
+int gmon_dump_file(FILE *f, const char *path, char *err, size_t errsz);
 
 /* Names for enum spy_mode and enum gmon_tag values (never NULL). */
 const char *gmon_mode_name(uint32_t mode);

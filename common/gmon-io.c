@@ -1,100 +1,41 @@
-/* The one encoder and decoder of the spy profile file, linked into the runtime (which writes) and
- * spinprof (which reads), so both sides agree by construction. The decoder trusts nothing: every
- * length is checked before use and every record carries a CRC, so a damaged file is one error line.
- * Built with -DGMON_ZLIB_DLOPEN (the runtime) it finds zlib with dlopen when it first compresses, so
- * profiled programs need no -lz, and writes plain records when there is none.
- * This file holds what both sides share (zlib, CRC, names, freeing); the encoder, the file writing
- * (atomic, and safe where other users may be at work), the decoder and the file reading are its parts
- * gmon-encode.c, gmon-write.c, gmon-decode.c and gmon-read.c, included at the end, so users compile
- * this one file. The text view, gmon_dump(), is in gmon-dump.c. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* O_PATH, O_TMPFILE, AT_EMPTY_PATH (gmon-write.c) */
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <linux/magic.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <time.h>
-#include <unistd.h>
-#include <zlib.h>
-#ifdef GMON_ISAL
-#include <isa-l/igzip_lib.h>
-#endif
-
-#include "gmon-format.h"
+/* The spy profile file's code is one library, common/, linked into the runtime (which writes) and
+ * spinprof (which reads), so both sides agree by construction; each compiles it with its own flags
+ * (gmon-private.h says which). This file holds what every part uses: zlib (found with dlopen when
+ * the runtime first compresses, so profiled programs need no -lz), the CRC, the names of the
+ * format's numbers, and a profile's freeing. The parts: gmon-encode.c (a profile into bytes),
+ * gmon-write.c (the atomic file write, safe where other users may be at work), gmon-decode.c (bytes
+ * into a profile, trusting nothing), gmon-read.c (the bytes from a file, memory or zlib), gmon-dump.c
+ * (the text view), esc.c (escaping for each output's syntax). */
+#include "gmon-private.h"
 
 #ifdef GMON_ZLIB_DLOPEN
 #include <dlfcn.h>
 
-static struct {
-	int tried;
-	uLong (*bound)(uLong);
-	int (*compress)(Bytef *, uLongf *, const Bytef *, uLong, int);
-	uLong (*crc)(uLong, const Bytef *, uInt);
-	int (*inflate_init)(z_streamp, int, const char *, int);
-	int (*inflate)(z_streamp, int);
-	int (*inflate_reset)(z_streamp);
-	int (*inflate_end)(z_streamp);
-	int (*inflate_validate)(z_streamp, int); /* zlib 1.2.9 on; without it the check is computed */
-} gz;
+struct gmon_zlib gmon_zlib;
 
-/* Callers serialise (the runtime writes under its lock). */
-static int z_load(void)
+int gmon_z_load(void)
 {
-	if (!gz.tried) {
+	if (!gmon_zlib.tried) {
 		void *h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
 
-		gz.tried = 1;
+		gmon_zlib.tried = 1;
 		if (h) {
-			*(void **)&gz.bound = dlsym(h, "compressBound");
-			*(void **)&gz.compress = dlsym(h, "compress2");
-			*(void **)&gz.crc = dlsym(h, "crc32");
-			*(void **)&gz.inflate_init = dlsym(h, "inflateInit2_");
-			*(void **)&gz.inflate = dlsym(h, "inflate");
-			*(void **)&gz.inflate_reset = dlsym(h, "inflateReset");
-			*(void **)&gz.inflate_end = dlsym(h, "inflateEnd");
-			*(void **)&gz.inflate_validate = dlsym(h, "inflateValidate");
+			*(void **)&gmon_zlib.bound = dlsym(h, "compressBound");
+			*(void **)&gmon_zlib.compress = dlsym(h, "compress2");
+			*(void **)&gmon_zlib.crc = dlsym(h, "crc32");
+			*(void **)&gmon_zlib.inflate_init = dlsym(h, "inflateInit2_");
+			*(void **)&gmon_zlib.inflate = dlsym(h, "inflate");
+			*(void **)&gmon_zlib.inflate_reset = dlsym(h, "inflateReset");
+			*(void **)&gmon_zlib.inflate_end = dlsym(h, "inflateEnd");
+			*(void **)&gmon_zlib.inflate_validate = dlsym(h, "inflateValidate");
 		}
 	}
-	return gz.bound && gz.compress && gz.crc && gz.inflate_init && gz.inflate && gz.inflate_reset &&
-	       gz.inflate_end;
+	return gmon_zlib.bound && gmon_zlib.compress && gmon_zlib.crc && gmon_zlib.inflate_init &&
+	       gmon_zlib.inflate && gmon_zlib.inflate_reset && gmon_zlib.inflate_end;
 }
-#define z_bound(n) gz.bound(n)
-#define z_compress(d, dl, s, sl, lv) gz.compress(d, dl, s, sl, lv)
-#define z_inflate_init(z) gz.inflate_init(z, 15, ZLIB_VERSION, (int)sizeof(z_stream))
-#define z_inflate(z, f) gz.inflate(z, f)
-#define z_inflate_reset(z) gz.inflate_reset(z)
-#define z_inflate_end(z) gz.inflate_end(z)
-#define z_no_check(z) (gz.inflate_validate ? gz.inflate_validate(z, 0) : 0)
-#else
-static int z_load(void)
-{
-	return 1;
-}
-#define z_bound(n) compressBound(n)
-#define z_compress(d, dl, s, sl, lv) compress2(d, dl, s, sl, lv)
-#define z_inflate_init(z) inflateInit2(z, 15)
-#define z_inflate(z, f) inflate(z, f)
-#define z_inflate_reset(z) inflateReset(z)
-#define z_inflate_end(z) inflateEnd(z)
-#if ZLIB_VERNUM >= 0x1290
-#define z_no_check(z) inflateValidate(z, 0)
-#else
-#define z_no_check(z) 0
-#endif
 #endif
 
-/* ---- little helpers -------------------------------------------------------------------------------- */
+/* ---- the CRC, names, freeing -------------------------------------------------------------------------- */
 
 /* CRC-32/ISO-HDLC (zlib's), reflected polynomial 0xedb88320: zlib's crc32(), several bytes a step
  * (the reader checks every byte it reads). The runtime, which finds zlib only when it first
@@ -147,13 +88,13 @@ uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len)
 	const uint8_t *p = buf;
 
 #ifdef GMON_ZLIB_DLOPEN
-	if (!gz.crc) {
+	if (!gmon_zlib.crc) {
 		crc = ~crc;
 		while (len--)
 			crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 		return ~crc;
 	}
-#define z_crc32(c, b, n) gz.crc(c, b, n)
+#define z_crc32(c, b, n) gmon_zlib.crc(c, b, n)
 #else
 #define z_crc32(c, b, n) crc32(c, b, n)
 #endif
@@ -166,48 +107,6 @@ uint32_t gmon_crc32(uint32_t crc, const void *buf, size_t len)
 	}
 	return crc;
 #undef z_crc32
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Little-endian loads: whole words where the width allows (the reader's hot loops are made of them). */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
-static inline uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	if (n == 8)
-		return ld64(p);
-	if (n == 4)
-		return ld32(p);
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
 }
 
 const char *gmon_mode_name(uint32_t mode)
@@ -351,9 +250,3 @@ void gmon_profile_release(struct gmon_profile *p)
 	free(p->counters);
 	memset(p, 0, sizeof(*p));
 }
-
-/* The encoder, the writer, the decoder and the reader: parts of this file, kept apart for their size. */
-#include "gmon-encode.c"
-#include "gmon-write.c"
-#include "gmon-decode.c"
-#include "gmon-read.c"

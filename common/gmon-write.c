@@ -2,7 +2,9 @@
  * directory the program runs in, sometimes as root, and spinprof writes gmon.sum. What is opened is
  * what was checked (every object is pinned by a descriptor first, decisions are made on fstat of that
  * descriptor), no name is followed or reused that another user could have put there, and a new file
- * appears whole or not at all. A part of gmon-io.c, compiled through it. */
+ * appears whole or not at all. */
+#include "gmon-private.h"
+
 /* ---- atomic file write ----------------------------------------------------------------------------- */
 
 static int write_all(int fd, const uint8_t *p, size_t n)

@@ -1,8 +1,7 @@
 /* spinprof --dump: spy profiles as text, one fact a line (docs/FORMAT.md, "Text dump"), by the same
- * code as the test tool common/gmon-dump.c, compiled in here (the Makefile builds spinprof from the C
- * files of spinprof/; this file's own name keeps the include apart). */
+ * code as the tests' tool tests/gmon-dump.c: common/gmon-dump.c's gmon_dump_file(). */
 #include "esc.h"
-#include "../common/gmon-dump.c"
+#include "gmon-format.h"
 
 #include "out-dump.h"
 

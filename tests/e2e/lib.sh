@@ -28,10 +28,16 @@
 : "${CXX:=g++}"
 : "${SPY_SAN_FLAGS:=}"
 SAMPLES=$SPY_SRC/samples
-# The shared reader (common/gmon-io.c) for a test's own generators, compiled with $SPY_SAN_FLAGS: the tree's
-# object when make check built it (test-obj/, with the tree's flags), else the source
-GMON_IO=$SPY_BUILD/test-obj/gmon-io.o
-[ -f "$GMON_IO" ] || GMON_IO=$SPY_SRC/common/gmon-io.c
+# The file format's library (common/) for a test's own generators and readers, compiled plainly with the
+# tree's flags: the archive make check builds (make testtools), linked after the program's sources, with -lz
+GMON_IO=$SPY_BUILD/libgmon.a
+[ -f "$GMON_IO" ] || echo "# no $GMON_IO: make testtools builds it" >&2
+# The parts of common/ in the runtime (it writes, and reads nothing), and the flags they take there: as
+# GNUmakefile's RT_COMMON_SRCS and RT_COMMON_DEFS, for the tests that build a runtime of their own
+# shellcheck disable=SC2034
+RT_COMMON="gmon-io gmon-encode gmon-write"
+# shellcheck disable=SC2034
+RT_COMMON_DEFS="-DGMON_ZLIB_DLOPEN -DGMON_RUNTIME_NAMES"
 # The ABI version the plugin and the tracing library were built with.
 SPY_ABI=$(sed -n 's/^#define SPY_ABI_VERSION \([0-9]*\).*/\1/p' "$SPY_SRC/common/spy-abi.h")
 # shellcheck disable=SC2034

@@ -29,6 +29,11 @@ rt_setup() {
 			$CC -std=gnu17 -O2 -g -fPIC -fvisibility=hidden $SPY_SAN_FLAGS -I"$SPY_SRC/common" \
 				-I"$SPY_SRC/runtime" -c "$f" -o "$RT_DIR/obj/$(basename "$f" .c).o" || exit 1
 		done
+		for f in $RT_COMMON; do
+			# shellcheck disable=SC2086
+			$CC -std=gnu17 -O2 -g -fPIC -fvisibility=hidden $SPY_SAN_FLAGS $RT_COMMON_DEFS \
+				-c "$SPY_SRC/common/$f.c" -o "$RT_DIR/obj/common-$f.o" || exit 1
+		done
 		# shellcheck disable=SC2086
 		$CC -shared $SPY_SAN_FLAGS -o "$RT_DIR/libspyrt.so" "$RT_DIR"/obj/*.o -lpthread -ldl || exit 1
 		ar rcs "$RT_DIR/libspyrt.a" "$RT_DIR"/obj/*.o || exit 1
@@ -38,7 +43,7 @@ rt_setup() {
 		ln -sf "$SPY_BUILD/gmon-dump" "$T/gmon-dump"
 	else
 		# shellcheck disable=SC2086
-		$CC -O2 -g $SPY_SAN_FLAGS -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$GMON_IO" "$SPY_SRC/common/gmon-dump.c" \
+		$CC -O2 -g $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$SPY_SRC/tests/gmon-dump.c" "$SPY_SRC"/common/*.c \
 			-o "$T/gmon-dump" -lz || exit 1
 	fi
 }

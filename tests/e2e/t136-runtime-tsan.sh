@@ -29,11 +29,15 @@ build_rt() {
 		$CC -std=gnu17 -O2 -g -fPIC -fvisibility=hidden $TSAN -Wall -Wextra -Werror -I"$SPY_SRC/common" \
 			-I"$SPY_SRC/runtime" -c "$f" -o "$RT_DIR/obj/$(basename "$f" .c).o" || return 1
 	done
+	for f in $RT_COMMON; do
+		# shellcheck disable=SC2086
+		$CC -std=gnu17 -O2 -g -fPIC -fvisibility=hidden $TSAN -Wall -Wextra -Werror $RT_COMMON_DEFS \
+			-c "$SPY_SRC/common/$f.c" -o "$RT_DIR/obj/common-$f.o" || return 1
+	done
 	# shellcheck disable=SC2086
 	$CC -shared $TSAN -o "$RT_DIR/libspyrt.so" "$RT_DIR"/obj/*.o -lpthread -ldl &&
 		ar rcs "$RT_DIR/libspyrt.a" "$RT_DIR"/obj/*.o &&
-		$CC -O2 -g -DGMON_DUMP_MAIN -I"$SPY_SRC/common" "$SPY_SRC/common/gmon-io.c" "$SPY_SRC/common/gmon-dump.c" \
-			-o "$T/gmon-dump" -lz
+		$CC -O2 -g -I"$SPY_SRC/common" "$SPY_SRC/tests/gmon-dump.c" "$SPY_SRC"/common/*.c -o "$T/gmon-dump" -lz
 }
 check "the runtime builds with -fsanitize=thread, without a warning" build_rt
 

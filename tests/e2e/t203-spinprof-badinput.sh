@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 }
 EOF
 # shellcheck disable=SC2086
-$CC -O2 -I"$SPY_SRC/common" "$T/gmon-patch.c" "$SPY_SRC/common/gmon-io.c" -o "$T/gmon-patch" -lz || exit 1
+$CC -O2 $SPY_SAN_FLAGS -I"$SPY_SRC/common" "$T/gmon-patch.c" "$GMON_IO" -o "$T/gmon-patch" -lz || exit 1
 
 # bad_one NAME CMD...: CMD must exit 2 with exactly one stderr line beginning "spinprof: NAME: "
 bad_one() {

@@ -38,7 +38,7 @@ mapfile -t harnesses < <(fuzz_harnesses "$@")
 
 # the custom mutator, and the -pg program of the GNU harness (as run.sh builds it)
 gcc -O2 -g -shared -fPIC -I"$SPY_SRC/common" -I"$SPY_SRC/tests/fuzz" "$SPY_SRC/tests/fuzz/afl-spy-mutator.c" \
-	"$SPY_SRC/tests/fuzz/spy-mutate.c" "$SPY_SRC/common/gmon-io.c" -o "$fz/afl-spy-mutator.so" -lz ||
+	"$SPY_SRC/tests/fuzz/spy-mutate.c" "$SPY_SRC"/common/*.c -o "$fz/afl-spy-mutator.so" -lz ||
 	{ echo "Bail out! the AFL++ mutator does not build"; exit 1; }
 gcc -O2 -pg -no-pie -I"$SPY_SRC/samples" "$SPY_SRC/samples/calls.c" -o "$fz/fuzz-pgprog" ||
 	{ echo "Bail out! no -pg program"; exit 1; }

@@ -1,5 +1,6 @@
-/* fuzz: common/gmon-io.c tests/fuzz/spy-mutate.c -lz */
-/* libFuzzer harness for the spy profile decoder (common/gmon-io.c), which trusts nothing it reads:
+/* fuzz: common/*.c -DGMON_ISAL tests/fuzz/spy-mutate.c -lz -lisal */
+/* libFuzzer harness for the spy profile decoder (common/gmon-decode.c and gmon-read.c, with spinprof's
+ * inflate), which trusts nothing it reads:
  * any input is refused with a message or decoded, and what decodes re-encodes (plain and compressed)
  * into bytes that decode again to the same encoding. ASan/UBSan report any bad read on the way. The
  * mutator knows the records and seals what it changes (spy-mutate.c), so mutants pass the checksums. */

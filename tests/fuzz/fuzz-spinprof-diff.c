@@ -1,4 +1,4 @@
-/* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/spy-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
+/* fuzz: spinprof/*.c !spinprof/main.c common/*.c -DGMON_ISAL tests/fuzz/spy-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
 /* libFuzzer harness for spinprof --diff OLD NEW on two spy profiles: both read and analysed, matched by
  * name, the table written and checked by check-output.c (UTF-8, no control byte from a name). An input is
  * one byte of options, then the two profiles back to back (the second may be missing: spinprof must

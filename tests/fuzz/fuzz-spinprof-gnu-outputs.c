@@ -1,4 +1,4 @@
-/* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/gnu-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
+/* fuzz: spinprof/*.c !spinprof/main.c common/*.c -DGMON_ISAL tests/fuzz/gnu-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
 /* libFuzzer harness for spinprof's outputs in GNU mode: glibc's gmon.out read for the fixed `gcc -pg`
  * program fuzz-pgprog (as fuzz-spinprof-gnu reads it), then every --format, the text report's layouts
  * (-T, -l, -r, -C, -p, -q) and --diff against itself, each output checked by check-output.c. An input is

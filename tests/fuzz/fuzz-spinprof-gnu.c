@@ -1,4 +1,4 @@
-/* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/gnu-mutate.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
+/* fuzz: spinprof/*.c !spinprof/main.c common/*.c -DGMON_ISAL tests/fuzz/gnu-mutate.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
 /* libFuzzer harness for spinprof's GNU mode: glibc's gmon.out (histogram, arc and basic-block records)
  * read for a fixed `gcc -pg` program, fuzz-pgprog beside the harness (tests/fuzz/run.sh builds it from
  * samples/calls.c, -no-pie, so that the addresses of the seeds stay right), summed with itself or not,

@@ -1,4 +1,4 @@
-/* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/spy-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
+/* fuzz: spinprof/*.c !spinprof/main.c common/*.c -DGMON_ISAL tests/fuzz/spy-mutate.c tests/fuzz/check-output.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
 /* libFuzzer harness for spinprof's outputs of spy profiles: every --format, the text report's layouts
  * and sections, --trace, --stopwatch and --dump, and what each wrote checked by check-output.c (the
  * escaping of every name, each format's syntax). An input is two bytes, the output (byte 0) and

@@ -1,4 +1,4 @@
-/* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/spy-mutate.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
+/* fuzz: spinprof/*.c !spinprof/main.c common/*.c -DGMON_ISAL tests/fuzz/spy-mutate.c spinprof/profile.proto -ldw -lbfd -lelf -lz -lisal -lprotobuf-c */
 /* libFuzzer harness for spinprof as a whole on spy profiles: reading (decode, symbols), summing several
  * profiles, -s (the summed profile written, which must read back), the analysis, and every report
  * (header, flat profile, call graph, index, the Spy report), as options select. An input is one byte of

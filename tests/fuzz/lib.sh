@@ -4,7 +4,8 @@
 # A harness tests/fuzz/fuzz-NAME.c starts with a line naming what it links, as the unit tests do:
 #   /* fuzz: spinprof/*.c !spinprof/main.c tests/fuzz/spy-mutate.c spinprof/profile.proto -lz */
 # where a source may be a pattern, a .proto (compiled by protoc-c into the run's gen/ directory, as the
-# GNUmakefile does for spinprof/out-pprof.c), and !PATH leaves a file out.
+# GNUmakefile does for spinprof/out-pprof.c), and !PATH leaves a file out. A -D word is a flag every
+# source of the run is compiled with (the harnesses of one run must agree: -DGMON_ISAL, spinprof's reader).
 #
 #   fuzz_harnesses [NAME...]         the harnesses' names: those given, else every tests/fuzz/fuzz-*.c
 #   fuzz_sources HARNESS             its sources (absolute) and libraries, one a line; a missing source
@@ -60,7 +61,7 @@ fuzz_obj() {
 }
 
 fuzz_build() {
-	local dir=$1 cc=$2 flagsname=$3 h w s o missing libs srcs all=() incs=() protos=() ok=()
+	local dir=$1 cc=$2 flagsname=$3 h w s o missing libs srcs all=() incs=() protos=() ok=() defs=()
 	local -n _fz_flags=$flagsname
 	shift 3
 	mkdir -p "$dir/obj" "$dir/gen"
@@ -69,10 +70,12 @@ fuzz_build() {
 		while read -r w; do
 			case $w in
 			*.proto) protos+=("$w") ;;
+			-D*) defs+=("$w") ;;
 			/*) all+=("$w") ;;
 			esac
 		done < <(fuzz_sources "$h")
 	done
+	mapfile -t defs < <(printf '%s\n' "${defs[@]}" | sort -u | grep .)
 	for w in $(printf '%s\n' "${protos[@]}" | sort -u); do
 		if protoc-c --proto_path="$(dirname "$w")" --c_out="$dir/gen" "$w" >"$dir/gen/protoc.log" 2>&1; then
 			all+=("$dir/gen/$(basename "$w" .proto).pb-c.c")
@@ -83,7 +86,7 @@ fuzz_build() {
 	mapfile -t incs < <(printf '%s\n' "${incs[@]}" "-I$SPY_SRC/common" "-I$SPY_SRC/tests/fuzz" | sort -u)
 	# each source once, two at a time; a source newer than its object, or flags changed, rebuilds it
 	local sig
-	sig=$(printf '%s ' "$cc" "${_fz_flags[@]}" "${incs[@]}")
+	sig=$(printf '%s ' "$cc" "${_fz_flags[@]}" "${defs[@]}" "${incs[@]}")
 	[ "$(cat "$dir/obj/flags" 2>/dev/null)" = "$sig" ] || { rm -f "$dir"/obj/*.o; echo "$sig" >"$dir/obj/flags"; }
 	local running=0 late=
 	for s in "${all[@]}"; do
@@ -97,7 +100,7 @@ fuzz_build() {
 			late=1
 			break
 		fi
-		("$cc" "${_fz_flags[@]}" "${incs[@]}" -c "$s" -o "$o" >"$o.log" 2>&1 || rm -f "$o") &
+		("$cc" "${_fz_flags[@]}" "${defs[@]}" "${incs[@]}" -c "$s" -o "$o" >"$o.log" 2>&1 || rm -f "$o") &
 		running=$((running + 1))
 		if [ $running -ge 2 ]; then
 			wait -n
@@ -110,6 +113,7 @@ fuzz_build() {
 		while read -r w; do
 			case $w in
 			missing\ *) missing="$missing ${w#missing }" ;;
+			-D*) ;;
 			-*) libs+=("$w") ;;
 			*.proto)
 				s=$dir/gen/$(basename "$w" .proto).pb-c.c
@@ -129,7 +133,7 @@ fuzz_build() {
 			echo "skip $h the build ran out of time on a busy machine (its objects are kept for the next run)"
 			continue
 		fi
-		if "$cc" "${_fz_flags[@]}" "${incs[@]}" "$SPY_SRC/tests/fuzz/$h.c" "${o[@]}" -o "$dir/$h" "${libs[@]}" \
+		if "$cc" "${_fz_flags[@]}" "${defs[@]}" "${incs[@]}" "$SPY_SRC/tests/fuzz/$h.c" "${o[@]}" -o "$dir/$h" "${libs[@]}" \
 			>"$dir/$h.build.log" 2>&1; then
 			echo "built $h"
 		else

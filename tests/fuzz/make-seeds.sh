@@ -68,12 +68,12 @@ run nodes-legs SPYRT_LEGS='start>end,rin>rout,ping>pong' SPYRT_HIST='node:mid:li
 	"$w/nodes"
 run nodes-successor SPYRT_LEG_ADD=successor SPYRT_LEG_TRACK=successor "$w/nodes"
 run trace-time SPYRT_TRACE=ping,pong,many "$w/trace" 5 3
-gcc -O2 -I"$src/common" "$src/bench/spinprof-gen.c" "$src/common/gmon-io.c" -o "$w/gen" -lz
+gcc -O2 -I"$src/common" "$src/bench/spinprof-gen.c" "$src"/common/*.c -o "$w/gen" -lz
 "$w/gen" spy "$w/gen-small-z0.out" 5 12 0 >/dev/null
 "$w/gen" spy "$w/gen-mid-z6.out" 60 400 6 >/dev/null
 
 # the same profiles with every string hostile (spyevil: the outputs' escaping)
-gcc -O2 -I"$src/common" "$src/tests/e2e/spyevil.c" "$src/common/gmon-io.c" -o "$w/spyevil" -lz
+gcc -O2 -I"$src/common" "$src/tests/e2e/spyevil.c" "$src"/common/*.c -o "$w/spyevil" -lz
 for b in calls-time threads-cpu nodes-legs trace-time; do
 	"$w/spyevil" "$w/$b.out" "$w/evil-$b.evil"
 done

@@ -1,4 +1,4 @@
-/* unit: common/gmon-io.c common/gmon-dump.c common/esc.c -lz */
+/* unit: common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* The profile file: a profile with every kind of record survives encoding and decoding, plain and
  * compressed; every truncation and every damaged byte of a valid file is refused with a message (the
  * run under ASan/UBSan shows none of them reads out of bounds), read from memory and from a file

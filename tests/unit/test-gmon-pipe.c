@@ -1,6 +1,6 @@
-/* unit: spinprof/gmon-io.c runtime/format.c -lz */
+/* unit: isal:common/gmon-io.c isal:common/gmon-encode.c isal:common/gmon-write.c isal:common/gmon-decode.c isal:common/gmon-read.c renamed:common/gmon-io.c renamed:common/gmon-encode.c renamed:common/gmon-write.c renamed:common/gmon-decode.c renamed:common/gmon-read.c -lz */
 /* spinprof's decoder (Intel ISA-L's inflate, and a second thread inflating a big payload ahead of
- * the decoding) against the runtime's copy of the same decoder (zlib, one thread): on a profile whose
+ * the decoding) against the same decoder compiled plainly (zlib, one thread), as the tests' tools have it: on a profile whose
  * THREAD record inflates to several of the thread's slots, valid and damaged (a byte of the stream, its
  * zlib header, its trailer, the raw length, bytes after the stream, a bad field early in the raw
  * bytes), from memory and from a file, every way of decoding gives the same result, or the same
@@ -18,7 +18,7 @@
 
 #include "../common/gmon-format.h"
 
-/* the runtime's copy (runtime/format.c), under its own names */
+/* the plain copy (zlib), under the runtime's names (GMON_RUNTIME_NAMES) so that both link */
 int spyrt_gmon_decode(const uint8_t *buf, size_t len, struct gmon_profile *p, char *err, size_t errsz);
 int spyrt_gmon_read_fd(int fd, struct gmon_profile *p, char *err, size_t errsz);
 void spyrt_gmon_profile_release(struct gmon_profile *p);
@@ -158,7 +158,7 @@ static uint8_t *with_payload(const uint8_t *f, size_t len, size_t off, const uin
 	return n;
 }
 
-/* Every way to decode: 0 the runtime's (zlib, one thread), 1 spinprof's in one thread, 2 spinprof's
+/* Every way to decode: 0 the plain copy's (zlib, one thread), 1 spinprof's in one thread, 2 spinprof's
  * with the second thread; each from memory (even k) and from a file (odd k). */
 #define WAYS 6
 

@@ -1,4 +1,4 @@
-/* unit: spinprof/dom.c spinprof/graph.c spinprof/prof.c spinprof/u64map.c spinprof/esc.c common/gmon-io.c */
+/* unit: spinprof/dom.c spinprof/graph.c spinprof/prof.c spinprof/u64map.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* The Spy tree's dominators and disjoint sets on exact small graphs: the seed's A->B->C, A->D->C
  * (C under A), a utility called from everywhere (near the top), islands of recursion, a 100 000-deep
  * chain (no recursion in the code), random graphs checked against dominators computed by brute

@@ -1,4 +1,4 @@
-/* unit: spinprof/graph.c spinprof/prof.c spinprof/u64map.c spinprof/esc.c spinprof/symspec.c common/gmon-io.c */
+/* unit: spinprof/graph.c spinprof/prof.c spinprof/u64map.c spinprof/symspec.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* spinprof/graph.c, the analyser's graph work. graph_components, spinprof's one SCC routine, on random
  * graphs of up to 40 nodes with self loops, against mutual reachability by Warshall's closure: the
  * same components, numbered densely from 0, and a component's successors complete before it (so an

@@ -1,4 +1,4 @@
-/* unit: spinprof/prof.c spinprof/u64map.c spinprof/esc.c common/gmon-io.c */
+/* unit: spinprof/prof.c spinprof/u64map.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* prof_sort_keyed_r, the index sort of the big orders (the call graph's index order, the flat profile,
  * the index by name, a cycle's members), against qsort_r with the same comparison, its reference: random doubles with many ties, -0.0 beside 0.0, infinities,
  * negative values, decreasing and increasing; strings with long common prefixes, short ones, empty

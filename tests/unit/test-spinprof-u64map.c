@@ -1,4 +1,4 @@
-/* unit: spinprof/u64map.c spinprof/prof.c spinprof/esc.c common/gmon-io.c */
+/* unit: spinprof/u64map.c spinprof/prof.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* u64map, the analyser's one hash map (read-spy.c's function addresses, samples.c's procedures and
  * edges, prof.c's arcs), against a plain array searched from end to end: keys of every shape (0,
  * UINT64_MAX, addresses 16 bytes apart, keys equal in their low 44 bits, arc pairs parent << 32 |
