@@ -10,16 +10,20 @@
 #include "esc.h"
 #include "argfile.h"
 #include "linkmap.h"
-#include "nodes.h"
 #include "out-diff.h"
 #include "out-dump.h"
 #include "out.h"
 #include "print-debug.h"
+#include "print-gprof.h"
+#include "print-header.h"
 #include "print-lines.h"
+#include "print-nodes.h"
 #include "print-order.h"
 #include "print-source.h"
+#include "print-spy.h"
+#include "print-stopwatch.h"
+#include "print-trace.h"
 #include "read.h"
-#include "samples.h"
 #include "symspec.h"
 #include "symtab.h"
 
@@ -323,9 +327,34 @@ enum style {
 	STYLE_FILE_ORDER = 1u << 6,
 };
 
-static int run(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	unsigned style, user_style; /* enum style */
+	int sum, sum_only, dump, diff;
+	const char *map_path; /* -R MAP */
+	unsigned debug;       /* -d: enum debug_what */
+	char report_opt[32];  /* the last report option given: --dump takes none */
+	char not_diff[32];    /* the last option --diff does not take */
+	struct print_opts po;
+	const char *out;
+	struct read_opts o;
+	struct spy_opts so;
+	struct symspecs specs;
+	struct source_opts srco;
+	const char *src_dirs[256]; /* -I's directories, in argv's strings */
+	size_t nsrc_dirs;
+	const struct out_format *format; /* NULL: the text report */
+	int cutoff_given, stopwatch, trace;
+	const char *watch_funcs; /* --stopwatch=FUNC,...; NULL: every function */
+	char **ops;              /* the operands */
+	int nops;
+	const struct symspec_copies *copies; /* -r, -R in GNU mode: the arcs FROM/TO symspecs add */
+};
+
+/* Parse the command line into a: -1 to go on, else the exit status (0 after -h or -v; 2 after one
+ * line on stderr). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
-	argfile_expand(&argc, &argv); /* gprof's @FILE */
 	struct option longopts[sizeof(sp_opts) / sizeof(sp_opts[0])];
 	char shortopts[3 * sizeof(sp_opts) / sizeof(sp_opts[0]) + 1], *sq = shortopts;
 	size_t nl = 0;
@@ -340,150 +369,137 @@ static int run(int argc, char **argv)
 	}
 	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
 	*sq = '\0';
-	unsigned style = STYLE_FLAT | STYLE_GRAPH, user_style = 0;
-	int sum = 0, sum_only = 0, dump = 0, diff = 0, c;
-	const char *map_path = NULL; /* -R MAP */
-	unsigned debug = 0;          /* -d: enum debug_what */
-	struct linkmap map = { 0 };
-	char report_opt[32] = ""; /* the last report option given: --dump takes none */
-	char not_diff[32] = "";   /* the last option --diff does not take */
-	struct print_opts po = { 0, 80 };
-	const char *out = NULL;
-	struct read_opts o = { .demangle = 1 };
-	struct spy_opts so = { 1.0, 0, 0, 1, NULL };
-	struct symspecs specs = { 0 };
-	struct source_opts srco = { NULL, 0, 0, 0, 0, 10, 1 };
-	static const char *src_dirs[256]; /* -I's directories, in argv's strings */
-	size_t nsrc_dirs = 0;
-	const struct out_format *format = NULL; /* NULL: the text report */
-	int cutoff_given = 0, stopwatch = 0, trace = 0;
-	const char *watch_funcs = NULL; /* --stopwatch=FUNC,...; NULL: every function */
+	*a = (struct args){ .style = STYLE_FLAT | STYLE_GRAPH,
+			    .po = { 0, 80 },
+			    .o = { .demangle = 1 },
+			    .so = { 1.0, 0, 0, 1, NULL },
+			    .srco = { NULL, 0, 0, 0, 0, 10, 1 } };
 	char *end;
+	int c, li;
 	opterr = 0;
-	int li;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
 		if (c != 'o' && c != 'h' && c != 'v' && c != LONG_DUMP && c != LONG_FORMAT &&
 		    c != LONG_DIFF && c != '?') {
 			if (c < 256)
-				snprintf(report_opt, sizeof(report_opt), "-%c", c);
+				snprintf(a->report_opt, sizeof(a->report_opt), "-%c", c);
 			else
-				snprintf(report_opt, sizeof(report_opt), "--%s", longopts[li].name);
+				snprintf(a->report_opt, sizeof(a->report_opt), "--%s", longopts[li].name);
 			if (c != 'z' && c != LONG_DEMANGLE && c != LONG_NO_DEMANGLE)
-				snprintf(not_diff, sizeof(not_diff), "%s", report_opt);
+				snprintf(a->not_diff, sizeof(a->not_diff), "%s", a->report_opt);
 		}
 		if (c == LONG_FORMAT || c == LONG_DUMP)
-			snprintf(not_diff, sizeof(not_diff), "--%s", longopts[li].name);
+			snprintf(a->not_diff, sizeof(a->not_diff), "--%s", longopts[li].name);
 		switch (c) {
 		case 'p':
 			if (optarg)
-				symspecs_add(&specs, optarg, SYMSPEC_INCL_FLAT);
-			user_style |= STYLE_FLAT;
+				symspecs_add(&a->specs, optarg, SYMSPEC_INCL_FLAT);
+			a->user_style |= STYLE_FLAT;
 			break;
 		case 'P':
 			if (optarg) {
-				symspecs_add(&specs, optarg, SYMSPEC_EXCL_FLAT);
-				user_style |= STYLE_FLAT;
+				symspecs_add(&a->specs, optarg, SYMSPEC_EXCL_FLAT);
+				a->user_style |= STYLE_FLAT;
 			} else {
-				style &= ~STYLE_FLAT;
-				user_style &= ~STYLE_FLAT;
+				a->style &= ~STYLE_FLAT;
+				a->user_style &= ~STYLE_FLAT;
 			}
 			break;
 		case 'B': /* gprof's, undocumented: -q */
-			user_style |= STYLE_GRAPH;
+			a->user_style |= STYLE_GRAPH;
 			break;
 		case 'q':
 		case 'Q':
 			if (optarg) {
 				int arcs = strchr(optarg, '/') != NULL;
-				symspecs_add(&specs, optarg,
+				symspecs_add(&a->specs, optarg,
 					     c == 'q' ? (arcs ? SYMSPEC_INCL_ARCS : SYMSPEC_INCL_GRAPH) :
 							(arcs ? SYMSPEC_EXCL_ARCS : SYMSPEC_EXCL_GRAPH));
-				user_style |= STYLE_GRAPH;
+				a->user_style |= STYLE_GRAPH;
 			} else if (c == 'q') {
-				user_style |= STYLE_GRAPH;
+				a->user_style |= STYLE_GRAPH;
 			} else {
-				style &= ~STYLE_GRAPH;
-				user_style &= ~STYLE_GRAPH;
+				a->style &= ~STYLE_GRAPH;
+				a->user_style &= ~STYLE_GRAPH;
 			}
 			break;
 		case 'e':
 		case 'E':
-			symspecs_add(&specs, optarg, SYMSPEC_EXCL_GRAPH);
+			symspecs_add(&a->specs, optarg, SYMSPEC_EXCL_GRAPH);
 			if (c == 'E')
-				symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+				symspecs_add(&a->specs, optarg, SYMSPEC_EXCL_TIME);
 			break;
 		case 'f':
 		case 'F':
-			symspecs_add(&specs, optarg, SYMSPEC_INCL_GRAPH);
+			symspecs_add(&a->specs, optarg, SYMSPEC_INCL_GRAPH);
 			if (c == 'F')
-				symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+				symspecs_add(&a->specs, optarg, SYMSPEC_INCL_TIME);
 			break;
 		case 'n':
-			symspecs_add(&specs, optarg, SYMSPEC_INCL_TIME);
+			symspecs_add(&a->specs, optarg, SYMSPEC_INCL_TIME);
 			break;
 		case 'N':
-			symspecs_add(&specs, optarg, SYMSPEC_EXCL_TIME);
+			symspecs_add(&a->specs, optarg, SYMSPEC_EXCL_TIME);
 			break;
 		case 'k':
-			symspecs_add(&specs, optarg, SYMSPEC_EXCL_ARCS);
+			symspecs_add(&a->specs, optarg, SYMSPEC_EXCL_ARCS);
 			break;
 		case 'a':
-			o.no_static = 1;
+			a->o.no_static = 1;
 			break;
 		case 'D':
-			o.only_funcs = 1;
+			a->o.only_funcs = 1;
 			break;
 		case 'c':
-			o.static_calls = 1;
+			a->o.static_calls = 1;
 			break;
 		case 'b':
-			po.flags |= PRINT_BRIEF;
+			a->po.flags |= PRINT_BRIEF;
 			break;
 		case 'z':
-			po.flags |= PRINT_ZEROS;
+			a->po.flags |= PRINT_ZEROS;
 			break;
 		case 'L':
-			po.flags |= PRINT_FULL_PATH;
-			o.full_path = 1;
+			a->po.flags |= PRINT_FULL_PATH;
+			a->o.full_path = 1;
 			break;
 		case 'l':
-			o.lines = 1;
+			a->o.lines = 1;
 			break;
 		case 'A':
 		case 'C':
 			if (optarg)
-				symspecs_add(&specs, optarg,
+				symspecs_add(&a->specs, optarg,
 					     c == 'A' ? SYMSPEC_INCL_ANNO : SYMSPEC_INCL_EXEC);
-			style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
-			user_style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			a->style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
+			a->user_style |= c == 'A' ? STYLE_ANNO : STYLE_EXEC;
 			break;
 		case 'J':
 		case 'Z': {
 			unsigned st = c == 'J' ? STYLE_ANNO : STYLE_EXEC;
 			if (optarg) {
-				symspecs_add(&specs, optarg,
+				symspecs_add(&a->specs, optarg,
 					     c == 'J' ? SYMSPEC_EXCL_ANNO : SYMSPEC_EXCL_EXEC);
-				style |= st;
-				user_style |= st;
+				a->style |= st;
+				a->user_style |= st;
 			} else {
-				style &= ~st;
-				user_style &= ~st;
+				a->style &= ~st;
+				a->user_style &= ~st;
 			}
 			break;
 		}
 		case 'x':
-			srco.all_lines = 1;
+			a->srco.all_lines = 1;
 			break;
 		case 'y':
-			srco.separate = 1;
+			a->srco.separate = 1;
 			break;
 		case 'I':
 			for (char *d = strtok(optarg, ":"); d; d = strtok(NULL, ":")) {
-				if (nsrc_dirs == sizeof(src_dirs) / sizeof(src_dirs[0])) {
+				if (a->nsrc_dirs == sizeof(a->src_dirs) / sizeof(a->src_dirs[0])) {
 					fputs("spinprof: -I: more than 256 directories\n", stderr);
-					return usage_exit(&specs);
+					return usage_exit(&a->specs);
 				}
-				src_dirs[nsrc_dirs++] = d;
+				a->src_dirs[a->nsrc_dirs++] = d;
 			}
 			break;
 		case 'w':
@@ -492,253 +508,399 @@ static int run(int argc, char **argv)
 			char name[4] = { '-', (char)c, 0, 0 };
 			long v = num_arg(name, optarg, c == 't' ? 1 : 0);
 			if (v < 0)
-				return usage_exit(&specs);
+				return usage_exit(&a->specs);
 			if (c == 'w')
-				po.width = (int)v;
+				a->po.width = (int)v;
 			else if (c == 't')
-				srco.table_len = (int)v;
+				a->srco.table_len = (int)v;
 			else
-				srco.min_count = v;
+				a->srco.min_count = v;
 			break;
 		}
 		case 'd':
 			if (!optarg) {
-				debug = DEBUG_ALL;
+				a->debug = DEBUG_ALL;
 			} else {
 				long v = num_arg("-d", optarg, 0);
 				if (v < 0)
-					return usage_exit(&specs);
+					return usage_exit(&a->specs);
 				/* as gprof's -dN, which always adds its "any" bit: at least the profile */
-				debug = (unsigned)v & DEBUG_ALL ? (unsigned)v & DEBUG_ALL : DEBUG_PROFILE;
+				a->debug = (unsigned)v & DEBUG_ALL ? (unsigned)v & DEBUG_ALL : DEBUG_PROFILE;
 			}
 			break;
 		case 'O':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "magic")) {
 				esc_msg("spinprof: -O %s: not a profile format spinprof reads (auto, magic)\n",
 					optarg);
-				return usage_exit(&specs);
+				return usage_exit(&a->specs);
 			}
 			break;
 		case 'T':
-			po.flags |= PRINT_BSD;
+			a->po.flags |= PRINT_BSD;
 			break;
 		case 'r':
-			user_style |= STYLE_FUNC_ORDER;
+			a->user_style |= STYLE_FUNC_ORDER;
 			break;
 		case 'S':
-			o.ext_syms = optarg;
+			a->o.ext_syms = optarg;
 			break;
 		case LONG_INLINE_FILE_NAMES:
-			o.inline_names = 1;
+			a->o.inline_names = 1;
 			break;
 		case 'R':
-			user_style |= STYLE_FILE_ORDER;
-			map_path = optarg;
+			a->user_style |= STYLE_FILE_ORDER;
+			a->map_path = optarg;
 			break;
 		case 'i':
-			user_style |= STYLE_INFO;
-			o.file_info = 1;
+			a->user_style |= STYLE_INFO;
+			a->o.file_info = 1;
 			break;
 		case 's':
-			sum = 1;
+			a->sum = 1;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'h':
 			help();
 			return 0;
 		case LONG_DEMANGLE:
-			o.demangle = 1;
+			a->o.demangle = 1;
 			break;
 		case LONG_NO_DEMANGLE:
-			o.demangle = 0;
+			a->o.demangle = 0;
 			break;
 		case LONG_SPY:
-			so.sections |= SPY_ALL;
+			a->so.sections |= SPY_ALL;
 			break;
 		case LONG_THREADS:
-			so.sections |= SPY_HEADER | SPY_THREADS;
+			a->so.sections |= SPY_HEADER | SPY_THREADS;
 			break;
 		case LONG_CUTOFF:
 			/* plain decimals only: strtod would also take blanks, signs, hex, inf and nan */
-			so.cutoff = strtod(optarg, &end);
+			a->so.cutoff = strtod(optarg, &end);
 			if (!optarg[0] || strspn(optarg, "0123456789.") != strlen(optarg) || *end ||
-			    !isfinite(so.cutoff) || so.cutoff > 100) {
+			    !isfinite(a->so.cutoff) || a->so.cutoff > 100) {
 				esc_msg("spinprof: --cutoff=%s: not a percentage from 0 to 100\n", optarg);
-				return usage_exit(&specs);
+				return usage_exit(&a->specs);
 			}
-			cutoff_given = 1;
+			a->cutoff_given = 1;
 			break;
 		case LONG_FORMAT:
 			if (!strcmp(optarg, "text")) {
-				format = NULL;
+				a->format = NULL;
 				break;
 			}
-			if (!(format = out_find(optarg))) {
+			if (!(a->format = out_find(optarg))) {
 				char names[256] = "text";
 				for (const struct out_format *fm = out_formats; fm->name; fm++)
 					snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
 						 fm->name);
 				esc_msg("spinprof: --format=%s: no such format; they are: %s\n", optarg,
 					names);
-				return usage_exit(&specs);
+				return usage_exit(&a->specs);
 			}
 			break;
 		case LONG_STOPWATCH:
-			stopwatch = 1;
-			watch_funcs = optarg && optarg[0] ? optarg : NULL;
+			a->stopwatch = 1;
+			a->watch_funcs = optarg && optarg[0] ? optarg : NULL;
 			break;
 		case LONG_TRACE:
-			trace = 1;
+			a->trace = 1;
 			break;
 		case LONG_DUMP:
-			dump = 1;
+			a->dump = 1;
 			break;
 		case LONG_DIFF:
-			diff = 1;
+			a->diff = 1;
 			break;
 		case 'v':
 			printf("spinprof (spy) %s\n", SPINPROF_VERSION);
 			return 0;
 		default:
 			usage(stderr);
-			return usage_exit(&specs);
+			return usage_exit(&a->specs);
 		}
 	}
-	if ((user_style & STYLE_FUNC_ORDER) && (user_style & STYLE_FILE_ORDER)) {
+	if ((a->user_style & STYLE_FUNC_ORDER) && (a->user_style & STYLE_FILE_ORDER)) {
 		/* gprof's rule: both would place the same arcs */
 		fputs("spinprof: only one of -r (--function-ordering) and -R (--file-ordering) may be "
 		      "given\n",
 		      stderr);
-		return usage_exit(&specs);
+		return usage_exit(&a->specs);
 	}
-	if (user_style)
-		style = user_style;
-	if (po.flags & PRINT_BSD)
-		o.demangle = 0; /* gprof's BSD layout prints the symbol table's names */
+	if (a->user_style)
+		a->style = a->user_style;
+	if (a->po.flags & PRINT_BSD)
+		a->o.demangle = 0; /* gprof's BSD layout prints the symbol table's names */
 	/* gprof's default_excluded_list: the profiler's own functions, in every listing */
 	static const char *const excluded[] = { "_gprof_mcount",     "mcount",     "_mcount", "__mcount",
 						"__mcount_internal", "__mcleanup", NULL };
 	for (const char *const *x = excluded; *x; x++) {
-		symspecs_add(&specs, *x, SYMSPEC_EXCL_TIME);
-		symspecs_add(&specs, *x, SYMSPEC_EXCL_GRAPH);
-		symspecs_add(&specs, *x, SYMSPEC_EXCL_FLAT);
+		symspecs_add(&a->specs, *x, SYMSPEC_EXCL_TIME);
+		symspecs_add(&a->specs, *x, SYMSPEC_EXCL_GRAPH);
+		symspecs_add(&a->specs, *x, SYMSPEC_EXCL_FLAT);
 	}
+	a->o.need_source = symspecs_need_source(&a->specs);
+	a->o.sources = (a->style & (STYLE_ANNO | STYLE_EXEC)) != 0;
+	a->srco.dirs = a->src_dirs;
+	a->srco.ndirs = a->nsrc_dirs;
+	a->srco.zeros = (a->po.flags & PRINT_ZEROS) != 0;
+	if (a->sum)
+		a->o.sum_path = "gmon.sum";
+	a->ops = argv + optind;
+	a->nops = argc - optind;
+	return -1;
+}
+
+/* --diff OLD NEW: two runs compared, each a spy profile or PROG gmon.out. */
+static int cmd_diff(struct args *a)
+{
+	symspecs_release(&a->specs);
+	if (a->not_diff[0]) {
+		esc_msg("spinprof: --diff compares two runs: %s does not go with it\n", a->not_diff);
+		return 2;
+	}
+	return diff_main(a->ops, a->nops, a->out, &a->o, &a->po);
+}
+
+static char *default_gmon[] = { "gmon.out" };
+
+/* --dump: spy profiles as text, one fact a line. */
+static int cmd_dump(struct args *a)
+{
+	symspecs_release(&a->specs);
+	if (a->format) {
+		esc_msg("spinprof: --dump prints no report: --format=%s does not go with it\n",
+			a->format->name);
+		return 2;
+	}
+	if (a->report_opt[0]) {
+		esc_msg("spinprof: --dump prints no report: %s does not go with it\n", a->report_opt);
+		return 2;
+	}
+	FILE *f = stdout;
+	if (a->out && !(f = fopen(a->out, "w"))) {
+		esc_msg("spinprof: %s: cannot write: %m\n", a->out);
+		return 2;
+	}
+	return finish_output(f, a->out,
+			     a->nops > 0 ? dump_spy(f, a->ops, a->nops) : dump_spy(f, default_gmon, 1));
+}
+
+/* The outputs of an analysed profile: the first whose test holds prints it. Each returns 0, or -1
+ * after one line on stderr. */
+struct output {
+	const char *name;
+	int (*chosen)(const struct args *a, const struct prof *p);
+	int (*print)(FILE *f, const struct prof *p, struct args *a);
+};
+
+static int is_trace(const struct args *a, const struct prof *p)
+{
+	(void)p;
+	return a->trace && !a->format;
+}
+
+static int print_trace_of(FILE *f, const struct prof *p, struct args *a)
+{
+	return print_trace(f, p, a->so.what);
+}
+
+static int is_stopwatch(const struct args *a, const struct prof *p)
+{
+	(void)p;
+	return a->stopwatch && !a->format;
+}
+
+static int print_stopwatch_of(FILE *f, const struct prof *p, struct args *a)
+{
+	return print_stopwatch(f, p, a->watch_funcs, a->so.what);
+}
+
+static int is_format(const struct args *a, const struct prof *p)
+{
+	(void)p;
+	return a->format != NULL;
+}
+
+/* --format=NAME: one of out_formats[] */
+static int print_format(FILE *f, const struct prof *p, struct args *a)
+{
+	struct out_opts oo = { a->so.what,      a->o.demangle, a->so.cutoff,
+			       a->cutoff_given, a->po.flags,   (a->so.sections & SPY_THREADS) != 0 };
+
+	return a->format->write(f, p, &oo);
+}
+
+/* -l on a spy profile: the samples' lines (the call graph stays the functions') */
+static int is_lines(const struct args *a, const struct prof *p)
+{
+	return a->o.lines && p->kind == PROF_SPY;
+}
+
+static int print_lines_of(FILE *f, const struct prof *p, struct args *a)
+{
+	return print_spy_lines(f, p, a->o.demangle, a->so.what);
+}
+
+/* --spy, --threads: the Spy report alone */
+static int is_spy(const struct args *a, const struct prof *p)
+{
+	(void)p;
+	return a->so.sections != 0;
+}
+
+static int print_spy_alone(FILE *f, const struct prof *p, struct args *a)
+{
+	if (p->kind != PROF_SPY) {
+		esc_msg("spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n", a->so.what);
+		return -1;
+	}
+	return print_spy(f, p, &a->so);
+}
+
+static int is_report(const struct args *a, const struct prof *p)
+{
+	(void)a;
+	(void)p;
+	return 1;
+}
+
+/* The report: gprof's parts the options chose, then (by default) the stopwatch table, the Spy report
+ * and the nodes. */
+static int print_report(FILE *f, const struct prof *p, struct args *a)
+{
+	unsigned style = a->style;
 	int show_flat = (style & STYLE_FLAT) != 0, show_graph = (style & STYLE_GRAPH) != 0;
-	int only_flat = (user_style & STYLE_FLAT) != 0, only_graph = (user_style & STYLE_GRAPH) != 0;
+	int only_flat = (a->user_style & STYLE_FLAT) != 0, only_graph = (a->user_style & STYLE_GRAPH) != 0;
 	int annotate = (style & STYLE_ANNO) != 0, exec_count = (style & STYLE_EXEC) != 0;
 	int ordering = (style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) != 0;
-	o.need_source = symspecs_need_source(&specs);
-	o.sources = annotate || exec_count;
-	srco.dirs = src_dirs;
-	srco.ndirs = nsrc_dirs;
-	srco.zeros = (po.flags & PRINT_ZEROS) != 0;
-	if (sum)
-		o.sum_path = "gmon.sum";
-	char **ops = argv + optind;
-	int nops = argc - optind;
-	static char *dflt[] = { "gmon.out" };
-	if (diff) {
-		symspecs_release(&specs);
-		if (not_diff[0]) {
-			esc_msg("spinprof: --diff compares two runs: %s does not go with it\n", not_diff);
-			return 2;
-		}
-		return diff_main(ops, nops, out, &o, &po);
+	int whole = !only_flat && !only_graph && !annotate && !exec_count && !ordering;
+	int first = !a->o.file_info; /* -i printed first: a form feed before the next */
+	int rc = 0;
+
+	if (p->kind == PROF_SPY && !only_flat && !only_graph && (show_flat || show_graph))
+		print_header(f, p);
+	int bsd = (a->po.flags & PRINT_BSD) != 0; /* gprof's BSD order: call graph, flat profile */
+	if (show_graph && bsd)
+		print_graph(f, p, &a->po, &first);
+	if (show_flat)
+		print_flat(f, p, &a->po, &first);
+	if (show_graph) {
+		if (!bsd)
+			print_graph(f, p, &a->po, &first);
+		print_index(f, p, &a->po);
 	}
-	if (dump) {
-		symspecs_release(&specs);
-		if (format) {
-			esc_msg("spinprof: --dump prints no report: --format=%s does not go with it\n",
-				format->name);
-			return 2;
-		}
-		if (report_opt[0]) {
-			esc_msg("spinprof: --dump prints no report: %s does not go with it\n", report_opt);
-			return 2;
-		}
-		FILE *f = stdout;
-		if (out && !(f = fopen(out, "w"))) {
-			esc_msg("spinprof: %s: cannot write: %m\n", out);
-			return 2;
-		}
-		return finish_output(f, out, nops > 0 ? dump_spy(f, ops, nops) : dump_spy(f, dflt, 1));
+	if (exec_count)
+		print_exec_counts(f, p, (a->po.flags & PRINT_ZEROS) != 0, &first);
+	if (annotate)
+		print_source(f, p, &a->srco, &first);
+	if (style & STYLE_FUNC_ORDER)
+		print_function_order(f, p, a->copies);
+	if ((style & STYLE_FILE_ORDER) && a->o.map) {
+		if (p->kind == PROF_GNU)
+			print_file_order(f, p, a->o.map, a->copies);
+		else
+			print_file_order_spy(f, p, a->o.map);
 	}
+	if (whole)
+		print_stopwatch_top(f, p, 10);
+	if (whole && sp_has_samples(p)) {
+		a->so.sections = SPY_ALL;
+		rc = print_spy(f, p, &a->so);
+	}
+	if (whole)
+		print_nodes(f, p, a->so.brief);
+	return rc;
+}
+
+static const struct output outputs[] = {
+	{ "trace", is_trace, print_trace_of }, { "stopwatch", is_stopwatch, print_stopwatch_of },
+	{ "format", is_format, print_format }, { "lines", is_lines, print_lines_of },
+	{ "spy", is_spy, print_spy_alone },    { "report", is_report, print_report },
+};
+
+/* The profiles read (spy's, or a program and glibc's gmon.out files, gprof's operands), analysed,
+ * and printed by the first output that is chosen. */
+static int cmd_profile(struct args *a)
+{
+	struct linkmap map = { 0 };
+	struct symspec_copies copies = { 0 };
 	struct prof p;
-	prof_init(&p);
 	int rc;
+
+	prof_init(&p);
 	/* gprof's operands: PROG (default a.out) and its gmon.out files (default gmon.out); a spy
 	 * profile needs no program, and with one it must be the program that ran */
-	char *prog = NULL, **profs = ops;
-	int nprofs = nops;
-	if (nops > 0 && symtab_is_elf(ops[0])) {
-		prog = ops[0];
-		profs = ops + 1;
-		nprofs = nops - 1;
+	char *prog = NULL, **profs = a->ops;
+	int nprofs = a->nops;
+	if (a->nops > 0 && symtab_is_elf(a->ops[0])) {
+		prog = a->ops[0];
+		profs = a->ops + 1;
+		nprofs = a->nops - 1;
 	}
 	if (nprofs == 0) {
-		profs = dflt;
+		profs = default_gmon;
 		nprofs = 1;
 	}
 	static char aout[] = "a.out";
-	if (!prog && nops == 0 && gnu_gmon(profs[0]))
+	if (!prog && a->nops == 0 && gnu_gmon(profs[0]))
 		prog = aout;
 	if (prog && !gnu_gmon(profs[0]) && spy_gmon(profs[0])) {
-		o.prog = prog;
+		a->o.prog = prog;
 		prog = NULL;
 	}
-	if (map_path) {
+	if (a->map_path) {
 		char err[256];
-		if (linkmap_read(&map, map_path, err, sizeof(err)) < 0) {
-			esc_msg("spinprof: %s: %s\n", map_path, err);
+		if (linkmap_read(&map, a->map_path, err, sizeof(err)) < 0) {
+			esc_msg("spinprof: %s: %s\n", a->map_path, err);
 			linkmap_release(&map);
-			symspecs_release(&specs);
+			symspecs_release(&a->specs);
 			return 2;
 		}
-		o.map = &map;
+		a->o.map = &map;
 	}
 	if (prog) {
 		/* gprof's --sum implies --line, and prints no report unless one is asked for */
-		if (sum) {
-			o.lines = 1;
-			sum_only = !user_style;
-			o.specs = &specs;
+		if (a->sum) {
+			a->o.lines = 1;
+			a->sum_only = !a->user_style;
+			a->o.specs = &a->specs;
 		}
-		rc = read_gnu(&p, prog, profs, nprofs, &o);
-	} else if (o.ext_syms) {
+		rc = read_gnu(&p, prog, profs, nprofs, &a->o);
+	} else if (a->o.ext_syms) {
 		esc_msg("spinprof: %s: -S reads symbols for a gcc -pg profile; a spy profile names "
 			"its functions\n",
 			profs[0]);
 		rc = -1;
 	} else {
-		rc = read_spy(&p, profs, nprofs, &o);
+		rc = read_spy(&p, profs, nprofs, &a->o);
 	}
-	if (rc == 0 && (style == STYLE_INFO || sum_only)) {
+	if (rc == 0 && (a->style == STYLE_INFO || a->sum_only)) {
 		/* -i alone: what the files hold, nothing more */
 		prof_release(&p);
 		linkmap_release(&map);
-		symspecs_release(&specs);
+		symspecs_release(&a->specs);
 		return finish_output(stdout, NULL, 0);
 	}
 	if (rc < 0) {
 		prof_release(&p);
 		linkmap_release(&map);
-		symspecs_release(&specs);
+		symspecs_release(&a->specs);
 		return 2;
 	}
-	symspecs_apply(&specs, &p);
+	symspecs_apply(&a->specs, &p);
 	/* -r, -R in GNU mode place, as gprof, the arcs of count 0 its FROM/TO symspecs add */
-	struct symspec_copies copies = { 0 };
-	if ((style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) && p.kind == PROF_GNU)
-		symspecs_copies(&specs, &p, &copies);
-	symspecs_release(&specs);
-	if (o.inline_names && p.kind == PROF_SPY)
-		inline_file_names(&p, o.full_path);
+	if ((a->style & (STYLE_FUNC_ORDER | STYLE_FILE_ORDER)) && p.kind == PROF_GNU)
+		symspecs_copies(&a->specs, &p, &copies);
+	symspecs_release(&a->specs);
+	if (a->o.inline_names && p.kind == PROF_SPY)
+		inline_file_names(&p, a->o.full_path);
 	graph_analyse(&p);
 	FILE *f = stdout;
-	if (out && !(f = fopen(out, "w"))) {
-		esc_msg("spinprof: %s: cannot write: %m\n", out);
+	if (a->out && !(f = fopen(a->out, "w"))) {
+		esc_msg("spinprof: %s: cannot write: %m\n", a->out);
 		prof_release(&p);
 		linkmap_release(&map);
 		symspec_copies_release(&copies);
@@ -748,70 +910,62 @@ static int run(int argc, char **argv)
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	/* -d: the model first; beside a --format's output, on stderr */
-	if (debug)
-		print_debug(format ? stderr : f, &p, debug);
-	int first = !o.file_info; /* -i printed first: a form feed before the next */
-	so.brief = (po.flags & PRINT_BRIEF) != 0;
-	so.demangle = o.demangle;
-	so.what = profs[0];
-	if (trace && !format) {
-		rc = print_trace(f, &p, so.what);
-	} else if (stopwatch && !format) {
-		rc = print_stopwatch(f, &p, watch_funcs, so.what);
-	} else if (format) {
-		struct out_opts oo = { so.what,      o.demangle, so.cutoff,
-				       cutoff_given, po.flags,   (so.sections & SPY_THREADS) != 0 };
-		rc = format->write(f, &p, &oo);
-	} else if (o.lines && p.kind == PROF_SPY) {
-		/* -l: the samples' lines (the call graph stays the functions') */
-		rc = print_spy_lines(f, &p, o.demangle, so.what);
-	} else if (so.sections) {
-		/* the Spy report alone */
-		if (p.kind != PROF_SPY) {
-			esc_msg("spinprof: %s: the Spy report needs a spy profile, not gcc -pg's\n", so.what);
-			rc = -1;
-		} else {
-			rc = print_spy(f, &p, &so);
-		}
-	} else {
-		if (p.kind == PROF_SPY && !only_flat && !only_graph && (show_flat || show_graph))
-			print_header(f, &p);
-		int bsd = (po.flags & PRINT_BSD) != 0; /* gprof's BSD order: call graph, flat profile */
-		if (show_graph && bsd)
-			print_graph(f, &p, &po, &first);
-		if (show_flat)
-			print_flat(f, &p, &po, &first);
-		if (show_graph) {
-			if (!bsd)
-				print_graph(f, &p, &po, &first);
-			print_index(f, &p, &po);
-		}
-		if (exec_count)
-			print_exec_counts(f, &p, (po.flags & PRINT_ZEROS) != 0, &first);
-		if (annotate)
-			print_source(f, &p, &srco, &first);
-		if (style & STYLE_FUNC_ORDER)
-			print_function_order(f, &p, &copies);
-		if ((style & STYLE_FILE_ORDER) && o.map) {
-			if (p.kind == PROF_GNU)
-				print_file_order(f, &p, o.map, &copies);
-			else
-				print_file_order_spy(f, &p, o.map);
-		}
-		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
-			print_stopwatch_top(f, &p, 10);
-		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering &&
-		    sp_has_samples(&p)) {
-			so.sections = SPY_ALL;
-			rc = print_spy(f, &p, &so);
-		}
-		if (!only_flat && !only_graph && !annotate && !exec_count && !ordering)
-			print_nodes(f, &p, so.brief);
-	}
+	if (a->debug)
+		print_debug(a->format ? stderr : f, &p, a->debug);
+	a->so.brief = (a->po.flags & PRINT_BRIEF) != 0;
+	a->so.demangle = a->o.demangle;
+	a->so.what = profs[0];
+	a->copies = &copies;
+	const struct output *out = outputs;
+	while (!out->chosen(a, &p))
+		out++;
+	rc = out->print(f, &p, a);
 	prof_release(&p);
 	linkmap_release(&map);
 	symspec_copies_release(&copies);
-	return finish_output(f, out, rc);
+	return finish_output(f, a->out, rc);
+}
+
+static int is_diff(const struct args *a)
+{
+	return a->diff;
+}
+
+static int is_dump(const struct args *a)
+{
+	return a->dump;
+}
+
+static int is_profile(const struct args *a)
+{
+	(void)a;
+	return 1;
+}
+
+/* The commands: the first whose test holds runs; the last, a report of the profiles, always does. */
+static const struct command {
+	const char *name;
+	int (*chosen)(const struct args *a);
+	int (*run)(struct args *a);
+} commands[] = {
+	{ "diff", is_diff, cmd_diff },
+	{ "dump", is_dump, cmd_dump },
+	{ "profile", is_profile, cmd_profile },
+};
+
+static int run(int argc, char **argv)
+{
+	struct args a;
+	const struct command *cmd = commands;
+	int rc;
+
+	argfile_expand(&argc, &argv); /* gprof's @FILE */
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	while (!cmd->chosen(&a))
+		cmd++;
+	return cmd->run(&a);
 }
 
 int main(int argc, char **argv)

@@ -40,7 +40,4 @@ struct nodes_model {
 int nodes_model_build(struct nodes_model *m, const struct prof *p);
 void nodes_model_release(struct nodes_model *m);
 
-/* print-nodes.c: the Nodes and Legs sections and their histograms (nothing without nodes). */
-void print_nodes(FILE *f, const struct prof *p, int brief);
-
 #endif

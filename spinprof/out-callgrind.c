@@ -99,7 +99,7 @@ static const char *cg_event(const char *name)
 	return b;
 }
 
-int out_callgrind(FILE *out, struct prof *p, const struct out_opts *o)
+int out_callgrind(FILE *out, const struct prof *p, const struct out_opts *o)
 {
 	int timed = out_has_times(p), off = p->offcpu && p->func_off && p->arc_off;
 	/* SPYRT_COUNTERS: an event each after the time's */

@@ -10,7 +10,7 @@
 
 #include "esc.h"
 #include "out.h"
-#include "samples.h"
+#include "spy-model.h"
 
 #define NO_NODE UINT32_MAX
 #define MAX_DEPTH 256
@@ -278,7 +278,7 @@ static void timed_thread(FILE *f, const struct prof *p, const struct gmon_thread
 	free(l.from);
 }
 
-int out_chrome(FILE *f, struct prof *p, const struct out_opts *o)
+int out_chrome(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	int sampled = sp_has_samples(p);
 	if (p->kind != PROF_SPY || (!sampled && !p->measured)) {

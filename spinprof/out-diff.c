@@ -10,6 +10,7 @@
 
 #include "esc.h"
 #include "out-diff.h"
+#include "print-gprof.h"
 
 /* One function of one run, or all of a run's functions of one name (static functions of several
  * files) summed. has_time: the run has times (else self and total are unknown). */

@@ -43,7 +43,7 @@ static void dot_str(FILE *out, const char *s)
 	esc_put(out, s, ESC_DOT);
 }
 
-int out_dot(FILE *out, struct prof *p, const struct out_opts *o)
+int out_dot(FILE *out, const struct prof *p, const struct out_opts *o)
 {
 	int timed = out_has_times(p);
 	double all = dot_all(p, timed);

@@ -35,7 +35,7 @@ static int same(const struct fold *fo, const struct fold_stack *x, const struct 
 	return 1;
 }
 
-int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const char **why)
+int fold_build(struct fold *fo, const struct prof *p, const struct out_opts *o, const char **why)
 {
 	memset(fo, 0, sizeof(*fo));
 	if (p->kind != PROF_SPY) {
@@ -110,7 +110,7 @@ int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const 
 	return 0;
 }
 
-int fold_build_or_say(struct fold *fo, struct prof *p, const struct out_opts *o)
+int fold_build_or_say(struct fold *fo, const struct prof *p, const struct out_opts *o)
 {
 	const char *why;
 	if (fold_build(fo, p, o, &why) == 0)
@@ -140,7 +140,7 @@ void fold_print_w(FILE *f, double w)
 		fprintf(f, "%.15g", w);
 }
 
-int out_folded(FILE *f, struct prof *p, const struct out_opts *o)
+int out_folded(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	struct fold fo;
 	if (fold_build_or_say(&fo, p, o) < 0)

@@ -4,7 +4,7 @@
 #define SPINPROF_OUT_FOLDED_H
 
 #include "out.h"
-#include "samples.h"
+#include "spy-model.h"
 
 /* A frame's kind for its colour: a procedure's module index, or one of these. */
 enum fold_mod {
@@ -33,9 +33,9 @@ struct fold {
 
 /* Build fo from p's samples (or a time-mode profile's exact cycles). Returns 0, or -1 when p has no
  * stacks, with *why saying so (fo then needs no release). */
-int fold_build(struct fold *fo, struct prof *p, const struct out_opts *o, const char **why);
+int fold_build(struct fold *fo, const struct prof *p, const struct out_opts *o, const char **why);
 /* fold_build, or one line "spinprof: FILE: no stacks: why" on stderr and -1. */
-int fold_build_or_say(struct fold *fo, struct prof *p, const struct out_opts *o);
+int fold_build_or_say(struct fold *fo, const struct prof *p, const struct out_opts *o);
 /* Free what fo owns. */
 void fold_release(struct fold *fo);
 /* A weight as folded prints it: an integer when it is one, else up to 15 significant digits. */

@@ -11,7 +11,9 @@
 
 #include "dom.h"
 #include "esc.h"
-#include "nodes.h"
+#include "print-header.h"
+#include "print-nodes.h"
+#include "print-spy.h"
 #include "out-svg.h"
 
 /* A function's self and total ticks as the model has them: measured (spy time mode), or sampled or
@@ -347,7 +349,7 @@ static void nodes(FILE *f, const struct prof *p)
 	free(text);
 }
 
-int out_html(FILE *f, struct prof *p, const struct out_opts *o)
+int out_html(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	struct fold fo;
 	const char *why = NULL;

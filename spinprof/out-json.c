@@ -8,7 +8,7 @@
 #include "esc.h"
 #include "nodes.h"
 #include "out.h"
-#include "samples.h"
+#include "spy-model.h"
 #include "waits.h"
 
 #define JSON_SCHEMA 1
@@ -279,7 +279,7 @@ static void js_threads(FILE *out, const struct prof *p)
 	fputs("\n]", out);
 }
 
-/* The samples' model (samples.h): its totals and every procedure's self and total weight. */
+/* The samples' model (spy-model.h): its totals and every procedure's self and total weight. */
 static void js_samples(FILE *out, const struct prof *p, int demangle)
 {
 	struct sp_model m;
@@ -386,7 +386,7 @@ static void js_nodes(FILE *out, const struct prof *p)
 	nodes_model_release(&m);
 }
 
-int out_json(FILE *out, struct prof *p, const struct out_opts *o)
+int out_json(FILE *out, const struct prof *p, const struct out_opts *o)
 {
 	double all = 0;
 

@@ -9,7 +9,7 @@
 #include "esc.h"
 #include "out.h"
 #include "profile.pb-c.h"
-#include "samples.h"
+#include "spy-model.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__Sample pb_sample;
@@ -304,7 +304,7 @@ static int write_gzip(FILE *f, const uint8_t *buf, size_t len)
 	return rc == Z_STREAM_END ? 0 : -1;
 }
 
-int out_pprof(FILE *f, struct prof *p, const struct out_opts *o)
+int out_pprof(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	struct pp x;
 	memset(&x, 0, sizeof(x));

@@ -332,7 +332,7 @@ void svg_flame(FILE *f, const struct fold *fo, const char *title, unsigned flags
 	free(bx);
 }
 
-static int write_flame(FILE *f, struct prof *p, const struct out_opts *o, unsigned flags)
+static int write_flame(FILE *f, const struct prof *p, const struct out_opts *o, unsigned flags)
 {
 	struct fold fo;
 	if (fold_build_or_say(&fo, p, o) < 0)
@@ -344,12 +344,12 @@ static int write_flame(FILE *f, struct prof *p, const struct out_opts *o, unsign
 	return 0;
 }
 
-int out_svg(FILE *f, struct prof *p, const struct out_opts *o)
+int out_svg(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	return write_flame(f, p, o, 0);
 }
 
-int out_icicle(FILE *f, struct prof *p, const struct out_opts *o)
+int out_icicle(FILE *f, const struct prof *p, const struct out_opts *o)
 {
 	return write_flame(f, p, o, SVG_ICICLE);
 }

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "print-gprof.h" /* enum print_flags */
 #include "prof.h"
 
 struct out_opts {
@@ -20,7 +21,7 @@ struct out_opts {
  * -1 after one line "spinprof: FILE: what is wrong" on stderr. */
 struct out_format {
 	const char *name;
-	int (*write)(FILE *f, struct prof *p, const struct out_opts *o);
+	int (*write)(FILE *f, const struct prof *p, const struct out_opts *o);
 	const char *help;
 };
 
@@ -36,14 +37,14 @@ int out_has_times(const struct prof *p);
 const char *out_unit(const struct prof *p);
 
 /* The writers of out_formats. */
-int out_callgrind(FILE *f, struct prof *p, const struct out_opts *o);
-int out_dot(FILE *f, struct prof *p, const struct out_opts *o);
-int out_json(FILE *f, struct prof *p, const struct out_opts *o);
-int out_pprof(FILE *f, struct prof *p, const struct out_opts *o);
-int out_chrome(FILE *f, struct prof *p, const struct out_opts *o);
-int out_folded(FILE *f, struct prof *p, const struct out_opts *o); /* out-folded.c */
-int out_svg(FILE *f, struct prof *p, const struct out_opts *o);    /* out-svg.c */
-int out_icicle(FILE *f, struct prof *p, const struct out_opts *o); /* out-svg.c */
-int out_html(FILE *f, struct prof *p, const struct out_opts *o);   /* out-html.c */
+int out_callgrind(FILE *f, const struct prof *p, const struct out_opts *o);
+int out_dot(FILE *f, const struct prof *p, const struct out_opts *o);
+int out_json(FILE *f, const struct prof *p, const struct out_opts *o);
+int out_pprof(FILE *f, const struct prof *p, const struct out_opts *o);
+int out_chrome(FILE *f, const struct prof *p, const struct out_opts *o);
+int out_folded(FILE *f, const struct prof *p, const struct out_opts *o); /* out-folded.c */
+int out_svg(FILE *f, const struct prof *p, const struct out_opts *o);    /* out-svg.c */
+int out_icicle(FILE *f, const struct prof *p, const struct out_opts *o); /* out-svg.c */
+int out_html(FILE *f, const struct prof *p, const struct out_opts *o);   /* out-html.c */
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "esc.h"
 #include "fmt.h"
+#include "print-gprof.h"
+#include "print-header.h"
 #include "prof.h"
 #include "spy-abi.h"
 #include "symspec.h"
@@ -350,7 +352,7 @@ static void spy_granularity(FILE *f, const struct prof *p, double seconds)
 			gmon_mode_name(p->spy.hdr.mode));
 }
 
-void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first)
+void print_flat(FILE *f, const struct prof *p, const struct print_opts *po, int *first)
 {
 	unsigned flags = po->flags;
 	uint32_t *order = xmalloc((p->nsyms + 1) * sizeof(uint32_t));
@@ -931,7 +933,7 @@ static void graph_all(struct obuf *o, const struct prof *p, const struct glab *g
 	pthread_cond_destroy(&w.cv);
 }
 
-void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first)
+void print_graph(FILE *f, const struct prof *p, const struct print_opts *po, int *first)
 {
 	unsigned flags = po->flags;
 	int bsd = (flags & PRINT_BSD) != 0;
@@ -1004,7 +1006,7 @@ static int cmp_name(const void *a, const void *b, void *arg)
 	return c ? c : (l->addr > r->addr) - (l->addr < r->addr);
 }
 
-void print_index(FILE *f, struct prof *p, const struct print_opts *po)
+void print_index(FILE *f, const struct prof *p, const struct print_opts *po)
 {
 	unsigned flags = po->flags;
 	int column_width = (po->width - 1) / 3;

@@ -11,6 +11,7 @@
 
 #include "esc.h"
 #include "pcname.h"
+#include "print-header.h"
 #include "prof.h"
 #include "spy-abi.h"
 #include "waits.h"

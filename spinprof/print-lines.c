@@ -6,7 +6,7 @@
 
 #include "esc.h"
 #include "print-lines.h"
-#include "samples.h"
+#include "spy-model.h"
 
 struct line_row {
 	char *name; /* "FUNC (FILE:LINE)", or "FUNC (module+0xOFFSET)" where the line is unknown */

@@ -4,6 +4,7 @@
 
 #include "esc.h"
 #include "nodes.h"
+#include "print-nodes.h"
 
 static const char *const track_names[] = { "none", "successor", "all" };
 

@@ -8,7 +8,9 @@
 
 #include "esc.h"
 #include "dom.h"
-#include "samples.h"
+#include "print-header.h"
+#include "print-spy.h"
+#include "spy-model.h"
 
 /* Deeper levels than this print their depth instead of more leaders. */
 #define SPY_MAX_INDENT 40

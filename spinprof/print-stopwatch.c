@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "esc.h"
+#include "print-stopwatch.h"
 #include "prof.h"
 #include "spy-abi.h"
 

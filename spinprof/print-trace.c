@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "esc.h"
+#include "print-trace.h"
 #include "prof.h"
 
 /* "name+0xoff" of pc in function k, or its hex (as the file names it: the lines are escaped whole) */

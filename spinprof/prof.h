@@ -270,43 +270,4 @@ void graph_analyse(struct prof *p);
  * component, numbered from 0 in the order they complete (a component's successors before it). */
 uint32_t *graph_components(uint32_t n, const uint32_t *first, const uint32_t *count, const uint32_t *succ);
 
-/* print-gprof.c */
-enum print_flags {
-	PRINT_FLAT = 1u << 0,
-	PRINT_GRAPH = 1u << 1,
-	PRINT_BRIEF = 1u << 2,
-	PRINT_ZEROS = 1u << 3,     /* -z */
-	PRINT_FULL_PATH = 1u << 4, /* -L: the index names a static function's file by its whole path */
-	PRINT_BSD = 1u << 5,       /* -T: gprof's traditional (BSD) layout */
-};
-struct print_opts {
-	unsigned flags; /* enum print_flags */
-	int width;      /* -w: the index's width (gprof's output_width, 80) */
-};
-void print_flat(FILE *f, struct prof *p, const struct print_opts *po, int *first);
-void print_graph(FILE *f, struct prof *p, const struct print_opts *po, int *first);
-void print_index(FILE *f, struct prof *p, const struct print_opts *po);
-
-/* print-header.c: the spy run header and the Multics self-check. */
-void print_header(FILE *f, const struct prof *p);
-/* The header's one statement of the profiler's share (prof_cost), the Spy report's too. */
-void print_profiler(FILE *f, const struct prof *p);
-/* Its "duration:" line (the Spy report's too). */
-void print_duration(FILE *f, const struct prof *p);
-/* A spy profile whose cpu or wall ticks never came: ": N ticks were expected and none arrived
- * (why)" into buf, and 1; else 0. */
-int no_ticks(const struct prof *p, char *buf, size_t n);
-
-/* print-stopwatch.c: the stopwatch of the functions named in funcs (comma-separated; NULL: every
- * function with outermost calls, by total time), each a line of statistics and a SystemTap
- * @hist_log histogram; 0, or -1 after one line on stderr (what names the profile). */
-int print_stopwatch(FILE *f, const struct prof *p, const char *funcs, const char *what);
-/* The default report's short table: the n functions of most total time, count, min, avg, max and
- * standard deviation of their outermost calls. Nothing without stopwatches. */
-void print_stopwatch_top(FILE *f, const struct prof *p, int n);
-
-/* print-trace.c: the traces (SPYRT_TRACE's calls; faults; signals) in time order across threads,
- * after each trace's count of events and of those it dropped; 0, or -1 after one line on stderr. */
-int print_trace(FILE *f, const struct prof *p, const char *what);
-
 #endif

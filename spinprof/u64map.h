@@ -1,6 +1,6 @@
 /* One map from 64-bit keys to 32-bit values for the analyser (git's and uftrace's hashmap): open
  * addressing with linear probing, each slot its key beside its value, so that a probe touches one
- * cache line. Addresses of functions (read-spy.c), the Spy report's procedure keys (samples.c) and
+ * cache line. Addresses of functions (read-spy.c), the Spy report's procedure keys (spy-model.c) and
  * arcs' (parent, child) pairs (prof.c) are its keys. At most half the slots are used. */
 #ifndef SPINPROF_U64MAP_H
 #define SPINPROF_U64MAP_H
@@ -29,7 +29,7 @@ struct u64map {
 /* The first slot of key's probe (size must not be 0): Fibonacci hashing, the top bits of the key
  * times 2^64 / phi, which every bit of the key moves (keys that differ only in their high bits, as
  * arc pairs of one callee do, spread as well as addresses). The probe goes on at u64map_step until
- * an unused slot. A map whose keys are hashes of larger ones (samples.c's edges) may hold one key
+ * an unused slot. A map whose keys are hashes of larger ones (spy-model.c's edges) may hold one key
  * more than once: u64map_claim adds it at the end of its probe, and the probe meets each. */
 static inline size_t u64map_first(const struct u64map *m, uint64_t key)
 {

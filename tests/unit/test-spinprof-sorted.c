@@ -1,6 +1,6 @@
 /* unit: spinprof/sorted.c spinprof/prof.c spinprof/u64map.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
 /* sorted.h: the one search by address (sorted_upper, sorted_lower: the floor and the first at an
- * address, in prof.c, samples.c, symtab.c, modsym.c, read-gnu.c) against a count from end to end,
+ * address, in prof.c, spy-model.c, symtab.c, modsym.c, read-gnu.c) against a count from end to end,
  * on structs whose key is not their first field, with runs of equal keys, 0 and UINT64_MAX, queries
  * below, at, between and above the keys, and on bare uint64_t arrays; and sort_stable (linkmap.c's
  * -R map by name, print-order.c's arcs by count) against an insertion sort, stable by construction,

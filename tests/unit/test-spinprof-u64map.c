@@ -1,10 +1,10 @@
 /* unit: spinprof/u64map.c spinprof/prof.c common/gmon-io.c common/gmon-encode.c common/gmon-write.c common/gmon-decode.c common/gmon-read.c common/gmon-dump.c common/esc.c -lz */
-/* u64map, the analyser's one hash map (read-spy.c's function addresses, samples.c's procedures and
+/* u64map, the analyser's one hash map (read-spy.c's function addresses, spy-model.c's procedures and
  * edges, prof.c's arcs), against a plain array searched from end to end: keys of every shape (0,
  * UINT64_MAX, addresses 16 bytes apart, keys equal in their low 44 bits, arc pairs parent << 32 |
  * child), no probe longer than 200 slots (a hash of the low bits alone puts keys equal in them in one
  * run), values replaced, absent keys, growth from empty and after u64map_reserve and u64map_reset; a
- * key claimed twice (samples.c's edges) is met twice by its probe, before and after the map grows; at
+ * key claimed twice (spy-model.c's edges) is met twice by its probe, before and after the map grows; at
  * most half the slots are ever used. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,7 +161,7 @@ static size_t probe(const struct u64map *m, uint64_t key, uint32_t *out, size_t 
 	return n;
 }
 
-/* a key claimed more than once, as samples.c's edges (a hash of their (from, to, site)) are */
+/* a key claimed more than once, as spy-model.c's edges (a hash of their (from, to, site)) are */
 static void claimed_twice(void **state)
 {
 	(void)state;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "modsym.h"
-#include "samples.h"
+#include "spy-model.h"
 #include "sorted.h"
 
 #define SP_NONE UINT32_MAX

@@ -1,8 +1,8 @@
 /* The Spy report's model: procedures with self and total weight, the calls between them (by call
  * site), per thread, per module and per PC, from a profile's sampled stacks, or, for a time-mode
  * profile without samples, from its exact cycles. print-spy.c prints it. */
-#ifndef SPINPROF_SAMPLES_H
-#define SPINPROF_SAMPLES_H
+#ifndef SPINPROF_SPY_MODEL_H
+#define SPINPROF_SPY_MODEL_H
 
 #include "pcname.h"
 #include "prof.h"
@@ -60,7 +60,7 @@ struct sp_thread {
 /* One sampled stack as procedures (sp_model_build_paths only): root first, at
  * sp_model.path_procs[at...at + depth), the procedure of its PC last; its weight and thread (index
  * into sp_model.threads). Every stack of the program's weight has one (the profiler's are left out).
- * A time-mode profile without samples has call paths made from its exact arcs instead (samples.c,
+ * A time-mode profile without samples has call paths made from its exact arcs instead (spy-model.c,
  * paths_from_arcs), with no thread (UINT32_MAX). */
 struct sp_path {
 	double w;
@@ -128,31 +128,5 @@ int sp_inline(struct sp_model *m, uint64_t addr, const char **name, const char *
 void sp_addr_text(const struct sp_model *m, uint64_t addr, char *buf, size_t n);
 /* 1 when p has samples to report. */
 int sp_has_samples(const struct prof *p);
-
-/* print-spy.c */
-enum spy_sections {
-	SPY_HEADER = 1u << 0,
-	SPY_THREADS = 1u << 1,
-	SPY_TREE = 1u << 2,
-	SPY_LINES = 1u << 3,
-	SPY_PCS = 1u << 4,
-	SPY_MODULES = 1u << 5,
-	SPY_ALL = (1u << 6) - 1,
-};
-struct spy_opts {
-	double cutoff; /* percent */
-	unsigned sections;
-	int brief; /* no explanations */
-	int demangle;
-	const char *what; /* the profile's name, for the error line */
-};
-/* Print the Spy report; returns 0, or -1 (after one line on stderr) when there is nothing to
- * weigh. */
-int print_spy(FILE *f, const struct prof *p, const struct spy_opts *o);
-struct dom_row;
-/* The Spy tree of m as the report prints it: the rows of its procedures' dominator tree (node v is
- * procedure v - 1), those weighing at least cutoff percent and all above them, in print order.
- * Returns the number of rows; *rows is malloc()ed. */
-size_t spy_tree_rows(const struct sp_model *m, double cutoff, struct dom_row **rows);
 
 #endif
