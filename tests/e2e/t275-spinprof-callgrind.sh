@@ -10,8 +10,8 @@
 # tick landing in the run would make the event Ticks). samples/recursion.c gives its arcs
 # (mutual recursion is_even/is_odd 50 each way, fib->fib 21890). A gcc -pg build of calls.c read with
 # its gmon.out gives the same call counts. -o and standard output hold the same text.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v callgrind_annotate >/dev/null || tap_skip_all "no callgrind_annotate (valgrind, in mk/deps.sh)"
@@ -96,7 +96,7 @@ names() {
 		read -r fl cost < <(awk -v f="$f" '$1 == f { print $2, $3 }' calls.fn)
 		[[ $fl == */samples/calls.c ]] || { echo "$f: file '$fl' in calls.cg"; cat calls.fn; return 1; }
 		[ "$f" != main ] || [ "$cost" -gt 0 ] || { echo "main costs 0"; cat calls.fn; return 1; }
-		[ "$cost" -eq 0 ] || grep -Eq "[0-9] +[^ ]*/samples/calls\.c:$f\$" calls.ann ||
+		[ "$cost" -eq 0 ] || grep -Eq "^ *[0-9][0-9,]* .* [^ ]*/samples/calls\.c:$f\$" calls.ann ||
 			{ echo "no $f with its file (cost $cost)"; cat calls.ann; return 1; }
 	done
 	grep -q '^events: Cycles' calls.cg || { echo "time mode: want the event Cycles"; grep '^events' calls.cg; return 1; }
