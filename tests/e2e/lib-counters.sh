@@ -1,4 +1,4 @@
-# lib-counters.sh, sourced by t155-t158 after t100-runtime-basics.sh's rt_setup and tap_plan:
+# lib-counters.sh, sourced by t155-t158 after lib-runtime.sh's rt_setup and tap_plan:
 # samples/ctrpages.c built as $P ($T/ctrpages), and the helpers that read its counters.
 P=$T/ctrpages
 # page faults the hooks' first touches of their tables may add to a caller's own: a new call site and

@@ -1,4 +1,4 @@
-# lib-signals.sh, sourced by t128 and t129 after t100-runtime-basics.sh's rt_setup: samples/signals.c
+# lib-signals.sh, sourced by t128 and t129 after lib-runtime.sh's rt_setup: samples/signals.c
 # built plain ($T/plain) and with the plugin ($T/sig), and ws, which runs a program and prints its wait
 # status ("exit N" or "signal N"); sig_build builds them, asan=1 under AddressSanitizer.
 cat >"$T/ws.c" <<'EOC'

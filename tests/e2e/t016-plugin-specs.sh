@@ -3,7 +3,7 @@
 # compiled and linked apart, under --as-needed, the counts and arcs of samples/calls are exact; libspyrt is
 # linked into executables and shared libraries and never into -r links; plugin options still pass; -flto
 # is instrumented whether or not the link repeats -flto; g++ takes it too; the old two flags still work.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 SPECS=$SPY_BUILD/spy.specs
 if [ ! -f "$SPECS" ]; then

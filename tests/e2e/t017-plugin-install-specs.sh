@@ -4,7 +4,7 @@
 # program finds libspyrt there (rpath). For a system PREFIX (into a DESTDIR) the specs also go into GCC's own
 # directory, where a bare -specs=spy.specs is looked up (shown with -B, which adds a directory to that
 # search), and name PREFIX's files without an rpath. uninstall removes both.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

@@ -5,7 +5,7 @@
 # defines the old name, so objects of ABI 4 and older link. A program that links libspyrt but registered
 # no instrumented code (built without the plugin, or by clang) says so in one line at exit and writes no
 # empty profile.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 SPECS=$SPY_BUILD/spy.specs
 tap_plan 5

@@ -3,7 +3,7 @@
 # prefix changed to a temporary `make install` PREFIX), builds a plain program with `make`, an instrumented
 # one with exact counts with `make PROFILE=1`, and with `make PROFILE=1 CFLAGS='-O2 -flto'` too (the link
 # loads the plugin through spy.specs; before, the LTO link had no plugin and nothing was counted).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

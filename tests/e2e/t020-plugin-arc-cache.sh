@@ -9,7 +9,7 @@
 # state the calls stay inline (an interposed __spy_arc_miss counts the calls that leave it): the misses
 # of a million calls are a handful, their first calls; with the hooks held (SPYRT_MODE=count) every
 # call misses, and __spy_arc_miss counts each exactly.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 5
 

@@ -5,7 +5,7 @@
 # leaf, worker2 -> top2 -> mid -> leaf, and leaf also straight from outer), each spinning in every
 # function, sampled at 2 kHz. Each stack (innermost first) must be the tail of one of those chains; the
 # deep ones must be there; counts and arcs are exact by construction, per thread too.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

@@ -7,7 +7,7 @@
 # path; each calls back into the program. Counts and arcs are exact by construction (callers across
 # the kinds of code included), nothing abandoned; the large-model module references __spy_arc and
 # not the inline path's symbols, the others the reverse.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

@@ -7,7 +7,7 @@
 # the interrupted code also calls, landing anywhere in the inline code (the handler counts its own
 # runs: its callee's arcs from the handler must equal them, and the interrupted loop's arcs stay
 # exact). No frame abandoned or unmatched; spinprof's self-check holds.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 case $SPY_SAN_FLAGS in
 *address*) tap_skip_all "ASan intercepts sigaction itself: the runtime does not wrap handlers there (sample-sig.c)" ;;

@@ -5,7 +5,7 @@
 # knew (g -> f) must count into their new arcs, not the old entries; spy_off()/spy_on() leave the
 # calls in between out; with a second thread doing the same on its own tables. Every count and arc
 # is exact by construction, in SPYRT_MODE=arcs and time.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 3
 

@@ -7,7 +7,7 @@
 # miss, then the inline path hits). Linked with libspyrt.so and with libspyrt.a (there the runtime's
 # own variable and the copy are two variables of one executable). mode=count's counter reads the
 # executable's copy of the slab pointer: the same threads' counts exact.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

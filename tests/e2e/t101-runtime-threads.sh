@@ -3,7 +3,7 @@
 # worker->work arcs, one thread record per thread (N exited + main), whose per-thread counts and arcs
 # add up; in SPYRT_MODE time and count, with libspyrt.so and libspyrt.a. samples/vecargs.c: the
 # counter's slow path at a thread's first call keeps the vector registers that hold its arguments.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 
 # threads_exact PROG N M: exact counts and arcs, and the thread records

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t102: fork: the child starts empty and writes its own file, gmon.out.PID, or the SPYRT_OUT pattern's
 # with %p; the parent's counts are its own; a grandchild too; the child's profile says it was forked.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 6
 

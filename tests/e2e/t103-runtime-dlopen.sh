@@ -6,7 +6,7 @@
 # first one again) keep their calls, arcs and samples apart in modes count, arcs and time, with
 # threads that called the first one and exited, or blocked through the swap; spinprof's self-check
 # says when a file has two modules' functions at one address.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 19
 

@@ -4,7 +4,7 @@
 # unmatched, and sane times; an exception through C frames compiled without -fexceptions ends at the
 # catch all the same; one caught in code without the plugin is repaired from the stack pointer by a
 # later hook, with counts still exact.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 6
 

@@ -2,7 +2,7 @@
 # t105: frames abandoned without an exit hook: longjmp (samples/longjmp.c: 3 frames per jump, 300
 # repaired) and pthread_exit from deep inside a thread (its open frames end with the thread). Counts
 # exact, nothing unmatched, times sane (an abandoned frame ends when it is found dead).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

@@ -2,7 +2,7 @@
 # t106: the environment: each bad value is one stderr line naming the variable and the value, the
 # default is used and the program's exit status is untouched; SPYRT_OFF, SPYRT_READY (the Multics
 # ready message), SPYRT_START/SPYRT_STOP (recording while starts exceed stops), SPYRT_ARCS.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 
 bads=("SPYRT_MODE=fast" "SPYRT_ARCS=12x" "SPYRT_ARCS=1" "SPYRT_OFF=yes" "SPYRT_READY=2" "SPYRT_OUT=" \

@@ -2,7 +2,7 @@
 # t107: writing the profile: atomically (an old file is replaced whole, no temporary file is left, a
 # symlink in the way is replaced and its target untouched), spy_dump() to a path mid-run, zlib for a
 # large thread, and an unwritable path: one stderr line with the path and the reason, exit status kept.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 8
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t108: spy.h from the profiled program: spy_off/spy_on leave out what happens in between (counts,
 # arcs, times), spy_flush forgets everything so far, spy_enabled says which; with threads running.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

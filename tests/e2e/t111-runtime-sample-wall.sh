@@ -3,7 +3,7 @@
 # as long as it slept, and its sleep is never cut short (no signal reaches a blocked thread); running
 # code is sampled as in cpu mode; the sampler thread is not a profiled thread. In cpu mode the sleep
 # costs no samples.
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 tsan_skip_all "it holds an asynchronous signal until the thread's next intercepted call, so sampling ticks are merged and lost"
 rt_setup
 tap_plan 6

@@ -3,7 +3,7 @@
 # call sites with the shadow stack; with divisor 1 the bytes and the calls per call site are exactly the
 # program's, known by construction; SPYRT_DIVISOR keeps one in N with unbiased weights; the totals;
 # nothing when not watching. Under AddressSanitizer its allocator is the program's: skipped.
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 [ -n "$SPY_SAN_FLAGS" ] && tap_skip_all "the sanitizer's malloc takes the interposition (SAN=$SPY_SAN)"
 rt_setup
 tap_plan 6

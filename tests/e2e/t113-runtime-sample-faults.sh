@@ -1,7 +1,7 @@
 #!/bin/bash
 # t113: SPYRT_WATCH=faults: a software perf event per thread signals on page faults; a function that
 # touches 2000 fresh pages is charged about 2000 faults, by the faulting instruction's stack.
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 tsan_skip_all "it holds an asynchronous signal until the thread's next intercepted call, so sampling ticks are merged and lost"
 rt_setup
 tap_plan 3

@@ -2,7 +2,7 @@
 # t114: SPYRT_WATCH=calls:FUNC (Spy's user break): a stack for every call of FUNC, at its call site;
 # the counts sum to FUNC's exact calls and split by caller; SPYRT_DIVISOR keeps one call in N; a name
 # that matches no function is said at the end; count mode has no hooks, so it says so.
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 rt_setup
 tap_plan 6
 

@@ -5,7 +5,7 @@
 # is told so, not that it has a handler; spinprof says the ticks expected never came, and why. Under
 # AddressSanitizer the sanitizer intercepts sigaction itself, so the runtime cannot see the program's:
 # skipped.
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 [ -n "$SPY_SAN_FLAGS" ] && tap_skip_all "the sanitizer intercepts sigaction (SAN=$SPY_SAN)"
 rt_setup
 tap_plan 6

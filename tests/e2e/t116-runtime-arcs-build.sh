@@ -5,7 +5,7 @@
 # counting as abandoned; SPYRT_MODE=time (the default) on such code alone writes an arcs file; CPU
 # samples never charge time to a call that has returned, whether its caller runs on in its own code
 # or in a function without hooks (the return-address slot, rewritten by that function's call).
-. "$(dirname "$0")/t110-runtime-sample-cpu.sh"
+. "$(dirname "$0")/lib-sample.sh"
 rt_setup
 tap_plan 11
 

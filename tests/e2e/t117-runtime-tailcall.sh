@@ -7,7 +7,7 @@
 # and Spy tree show t_b under t_a and t_c under t_b. Deep tail recursion stays off the machine stack
 # (2 MiB hold 300 000 calls only as jumps): exact below the shadow stack's 262 144 frames, and
 # past them too, where the frames dropped are reported and nothing is left abandoned.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 11
 

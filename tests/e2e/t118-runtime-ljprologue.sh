@@ -4,7 +4,7 @@
 # dead frame 8 or 100+): exact arcs (f -> spinN, never g -> spinN), the 120 dead frames of g, g_big and
 # h abandoned, nothing unmatched, in SPYRT_MODE time and arcs, and from code built with mode=arcs
 # (whose frames end without exits: none abandoned). In mode time f's inclusive time holds spinN's.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 5
 

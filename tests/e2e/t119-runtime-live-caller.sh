@@ -7,7 +7,7 @@
 # the end of a chain of tail calls). Exact arcs from code built with mode=time run in SPYRT_MODE time
 # and arcs, and from code built with mode=arcs, nothing abandoned; spinprof's self-check says each
 # caller holds its call site; in mode arcs the samples under the callback are its real caller's.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 8
 

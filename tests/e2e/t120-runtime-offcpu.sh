@@ -7,7 +7,7 @@
 # process, burner is preempted: its CPU time stays its CPU clock and the rest is preempted time.
 # Without perf_event_open (a seccomp filter refuses it) times are wall time, and the file says so.
 # A ring overrun between two reads is counted as lost, and said.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 9
 

@@ -8,7 +8,7 @@
 # in modes time (sampling on), arcs and count, one at a time and 8 at a time; sampled stacks folded
 # too; exit() while threads are made and folded keeps the self-check. The peak RSS of 20,000 threads is less than twice that of 2,000 (it was 8.7 times: 4 KB kept
 # per thread).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 9
 

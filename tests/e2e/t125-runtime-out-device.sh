@@ -3,7 +3,7 @@
 # /dev/null) and a FIFO are written into as streams and stay what they were, /dev/stdout (a symlink to
 # the process's stdout) carries the profile, a FIFO without a reader and a directory are one line on
 # stderr and no write, and the program's exit status stays its own.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

@@ -4,7 +4,7 @@
 # loops in instrumented calls (50 runs), when main calls exit(6) with threads running, and for
 # spy_dump() from a thread (the dump and the final file), in modes time and arcs; beside them a
 # thread asleep in the kernel and one that wakes every 100 us to make calls (samples/exitthreads.c).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 6
 

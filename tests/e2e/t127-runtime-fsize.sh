@@ -2,7 +2,7 @@
 # t127: a file-size limit smaller than the profile (ulimit -f 1): the program is not killed by
 # SIGXFSZ at exit, its exit status and its buffered stdout are whole, no temporary file is left, and
 # stderr has one line saying why the profile was not written. Also with spy_dump() mid-run.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 5
 

@@ -5,7 +5,7 @@
 # outside) mid-loop, a program's own SIGINT handler runs first (then its SIG_DFL and raise reach the
 # runtime), a handler that only sets a flag keeps the run going to a normal exit, SIGINT's disposition
 # reads back as SIG_DFL, and a SIGHUP ignored from the start (nohup) stays ignored.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 tsan_skip_all "it holds a terminating signal until the thread's next intercepted call (a loop without one never ends), and the runtime's write in that handler allocates, signal-unsafe to it"
 rt_setup
 tap_plan 11

@@ -6,7 +6,7 @@
 # innermost instrumented call). A
 # SIGSEGV on a second thread while main loops: the same status, and the self-check holds. Under
 # AddressSanitizer the sanitizer keeps the crash signals: only the statuses are compared.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 tsan_skip_all "its own handler takes the crash signals (the plain build ends with its status 66 too), and the runtime's write in that handler allocates, signal-unsafe to it"
 rt_setup
 tap_plan 7

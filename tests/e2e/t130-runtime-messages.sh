@@ -6,7 +6,7 @@
 # <= 100 %).
 # A run with every signal blocked from its start: spinprof says the ticks the file expected never
 # came (blocked?), in the header and where the flat profile has no time.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 9
 

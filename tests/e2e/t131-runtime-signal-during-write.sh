@@ -2,7 +2,7 @@
 # t131: a SIGTERM that comes while the exit-time profile is being written waits for the write: the
 # profile (several MB, into a FIFO whose reader holds it back) arrives whole and reads, and then the
 # process dies by SIGTERM, as it would have.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 2
 

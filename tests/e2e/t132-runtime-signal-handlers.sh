@@ -7,7 +7,7 @@
 # on the slow path (SPYRT_START, where a handler that lands in a hook waits for it), installed with
 # SA_SIGINFO and with signal(), and reading the action back gives the program's handler; a handler
 # calling the very code it interrupts (its arcs' counts are added to in one instruction).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 case $SPY_SAN_FLAGS in
 *address*) tap_skip_all "ASan intercepts sigaction itself: the runtime does not wrap handlers there (sample-sig.c)" ;;

@@ -3,7 +3,7 @@
 # the plain build (no busy-wait for the time stamps' rate, a short calibration of the hooks), its ready
 # message and the sampled ticks do not count the profiler's start-up or its write; the header says how
 # the rate was obtained, and the rate agrees with the program's own measure of a long run within 0.1 %.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

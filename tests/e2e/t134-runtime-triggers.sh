@@ -3,7 +3,7 @@
 # records measured's activations from entry to exit, the outermost of a recursion, and nothing outside
 # them; SPYRT_START_THREAD=1 (Cedar's breakProcess) records only the thread that hit the start first,
 # whichever thread that is, and ignores the others' triggers; its bad values cost one line.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 8
 

@@ -3,7 +3,7 @@
 # thread's next hook, after its tables are emptied, so they gain none of the emptying's time. outer
 # calls spy_flush, then g once, and returns: its self time after the flush is the few hundred cycles of
 # a call, where it used to gain the clearing of 256 KiB of tables (some 250 000 cycles here).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 3
 

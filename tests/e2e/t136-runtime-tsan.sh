@@ -8,7 +8,7 @@
 # and arcs (samples/exitthreads.c, 5000 rounds, with a thread asleep and one ticking), and the wall
 # sampler reading running stacks. Each profile is exact where it is known
 # (samples/threads.c: work N*M) and passes spinprof's self-check.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 # under SAN= the whole suite runs under that sanitizer (TSan cannot be combined with ASan)
 [ -z "$SPY_SAN_FLAGS" ] || tap_skip_all "the suite runs under SAN=$SPY_SAN: TSan does not mix with the others, and under SAN=thread every threaded test is this one"
 need_plugin

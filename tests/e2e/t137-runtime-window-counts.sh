@@ -5,7 +5,7 @@
 # window (a side thread's included), and spinprof's self-check finds the counts equal to the arcs (it
 # said "7 mismatches": the counters counted the whole run). Windows: START alone (the start function's
 # activations), START and STOP on two functions, STOP alone.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 11
 

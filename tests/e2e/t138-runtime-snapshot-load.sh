@@ -8,7 +8,7 @@
 # add-one counts equal the arcs, or the differences are within the calls the runtime said were in
 # flight (COUNTERS calls_in_flight: threads it could not hold), which spinprof reports as such. Before
 # the fix 7 of 10 flood runs and 317 of 1500 dumps failed; run it beside `nice -n 19 yes` too.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 5
 

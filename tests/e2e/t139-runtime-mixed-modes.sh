@@ -7,7 +7,7 @@
 # mode line; in either link order, and with a.c a shared library. mode=arcs beside mode=time is written
 # as arcs, exact. A mode=count library dlopen'ed after recording began with hooks is refused: one
 # line, the header's error, its calls counted as unregistered, the rest exact.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 9
 

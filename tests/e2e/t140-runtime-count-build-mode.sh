@@ -2,7 +2,7 @@
 # t140: the file's header names the mode the data was recorded in. samples/calls.c built with the
 # plugin's mode=count has only add-one counters, whatever SPYRT_MODE asks: its header says count (it
 # said time), with the exact counts and no arcs; a time build still says time.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 rt_setup
 tap_plan 5

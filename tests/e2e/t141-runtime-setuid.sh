@@ -6,7 +6,7 @@
 # spy_dump(path) too; the program's ids and capabilities are the same after a write as before. With
 # file capabilities (cap_dac_override) instead of setuid, the capability does not make the file.
 # Needs root (CI runs as root) and a mount where the setuid bit takes effect; skipped otherwise.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 [ "$(id -u)" -eq 0 ] || tap_skip_all "not root: cannot make a setuid-root program or run as another user"
 command -v setpriv >/dev/null || tap_skip_all "no setpriv (util-linux)"
 rt_setup

@@ -5,7 +5,7 @@
 # opened it again and wrote through whatever it led to by then: in 10 runs here the victim was first
 # written over at write 102 to 2778, hence 5000. Each write goes either into /dev/null or over the
 # link, never through it into the file. (The default name is never followed at all: t143.)
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 2
 

@@ -6,7 +6,7 @@
 # is replaced, not followed. Under the default name, which nobody named, even root's own FIFO and a
 # symlink to /dev/null are replaced. A FIFO, device or symlink of root's named by SPYRT_OUT is still
 # written into (t125).
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 [ "$(id -u)" -eq 0 ] || tap_skip_all "not root: cannot make files of another user"
 rt_setup
 tap_plan 7

@@ -6,7 +6,7 @@
 # name. A program killed (SIGKILL) while the temporary file is open (writetrap stops it at its first
 # write and kills it) leaves nothing behind; without O_TMPFILE, the named temporary it then uses has
 # 64 random bits in its name and no pid.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

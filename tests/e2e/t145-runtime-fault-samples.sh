@@ -8,7 +8,7 @@
 # fault the kernel retried because a signal was pending is counted twice by the kernel itself: the
 # fault trace (SPYRT_FAULT_TRACE, every event kept) shows it as one address twice in a row, and the
 # expected weight counts it.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

@@ -7,7 +7,7 @@
 # held(), open when main calls spy_dump, counts in the dump up to the dump, and the dump does not end
 # it: the final file has it once, whole, nothing abandoned or unmatched. Without perf events (no
 # off-CPU time) the loops still get their wall time.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

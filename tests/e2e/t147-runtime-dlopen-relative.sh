@@ -6,7 +6,7 @@
 # paths in the file are absolute, the libraries' own, and spinprof, run from another directory, finds
 # plugin.so's binary, where the relative path named nothing ("binary missing; using the names recorded
 # in the profile").
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 3
 

@@ -8,7 +8,7 @@
 # condition, sleep, I/O, page fault) and the places, each in its state under its function; two files
 # summed keep them. Run by an unprivileged user where perf_event_paranoid is above 1, the kernel
 # refuses the samples: the profile says so, and its off-CPU times are still there.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 8
 skip() { ok "$1 # SKIP $2"; }

@@ -4,7 +4,7 @@
 # resolve against the directory the program started in (a '%' in that directory's name is its own,
 # not a pattern's), not against the one it is in at exit; spy_dump(PATH) with a relative PATH is the
 # program's own call and opens PATH as open() would, in its directory at the call.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 5
 

@@ -9,7 +9,7 @@
 # times (a run takes milliseconds; on a busy machine 5 runs in a row were disturbed); the runs are not
 # sampled (SPYRT_WATCH=none), so that no tick of the profiler's lands between a hook's time stamp and
 # spin's own, where spin cannot see it. Mode arcs writes no stopwatch.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

@@ -6,7 +6,7 @@
 # ring of 4096: it keeps the last 4096 and says it dropped the 2N + 2M - 4096 before. Without
 # SPYRT_TRACE there are no TRACE records; a bad list, and SPYRT_TRACE in mode arcs, are one line on
 # stderr and no trace; a name no function has is the profile's error.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

@@ -8,8 +8,8 @@
 # count, read apart). SPYRT_FAULT_TRACE=16 keeps the last 16: the last of toucher's pages, and faults
 # of the profiler's own (its handler's tables; no function), which are in the trace as such; 0 keeps
 # none; a bad value is one line and the default. spinprof --trace prints the faults, in toucher.
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 rt_setup
 tap_plan 6
 

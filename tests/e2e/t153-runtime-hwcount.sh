@@ -6,8 +6,8 @@
 # watch, a software event: with it, the faults the event's count weighs are exactly those its samples
 # (the fault trace) list, and samples/pages.c's toucher's are at its K pages. A name
 # that is no watch is one line and cpu.
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 rt_setup
 tap_plan 6
 

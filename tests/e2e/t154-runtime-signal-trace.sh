@@ -9,8 +9,8 @@
 # is one line and no trace. spinprof --trace prints them. (Under AddressSanitizer, which intercepts
 # sigaction itself, the runtime does not interpose it: skipped. Under ThreadSanitizer, which does the
 # same, the points that need a trace skip; the runs without one hold.)
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 [[ $SPY_SAN_FLAGS == *address* ]] && tap_skip_all "AddressSanitizer intercepts sigaction: no interruption trace"
 rt_setup
 tap_plan 6

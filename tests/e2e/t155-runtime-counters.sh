@@ -18,7 +18,7 @@
 #    what toucher's does when A grows (within 1 %, the fewest of three runs of each: perf counts the
 #    start-up and exit too);
 #  - two threads touching pages at the same time each count their own.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 8
 

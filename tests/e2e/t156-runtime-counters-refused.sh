@@ -6,8 +6,8 @@
 # With only refused counters the threads have none (no counters flag, no arc totals). Where the
 # machine has the counter, it is kept and nothing is said. Not in mode time: one line, no counters.
 # A bad value (an unknown name, a name twice, more than three, an empty item): one line, no counters.
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 rt_setup
 tap_plan 7
 

@@ -12,8 +12,8 @@
 #    callgrind_annotate: toucher's A+B, and with --inclusive=yes left's A plus its own, rtouch's RT;
 #  - summing (-s): two runs' gmon.sum holds both runs' totals (toucher's self 2(A+B)), and its
 #    report is the two files' report.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup
 tap_plan 6

@@ -10,7 +10,7 @@
 # With "fold", left runs on 40 threads in turn, more than the runtime keeps apart: the exited threads
 # past 32 are summed into one folded record, counters too: each kept thread's left -> toucher is A,
 # the folded record's A times the threads it holds, and all of them 40 * A.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 4
 

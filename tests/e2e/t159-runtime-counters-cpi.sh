@@ -9,7 +9,7 @@
 # instructions 100.00 a call); the json export each function's and arc's cpi; callgrind the two events.
 # Without cycles (instructions only) there is no CPI column and no cpi key. A second thread whose
 # counters are page-faults adds a third column (names matched across threads), and its CPI stays.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 sp_setup
 tap_plan 5
 

@@ -10,8 +10,8 @@
 # bad values are one line each and the defaults; --format=json and html carry the nodes and legs; spinprof prints the Nodes and Legs sections and the
 # histograms with those numbers; -s sums two runs; the program built without spy runs the same and
 # writes nothing; SPY_NO_NODES compiles the nodes out.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

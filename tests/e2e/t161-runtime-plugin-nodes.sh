@@ -6,8 +6,8 @@
 # -flto; the default name is FILE@LINE; names with '=' survive GCC's argument parsing; with
 # SPYRT_LEG_ADD=successor the successor legs are exact; a line without code is a compile error naming
 # it; a bad item is one error; a node for another file is no error.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -10,7 +10,7 @@
 # a start trigger (every hook on the slow path), code built with mode=arcs, and linked statically.
 # And a line of the runtime's on a standard error whose reader is gone ends nothing: the program's
 # status is its own, not SIGPIPE's.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 17
 

@@ -6,7 +6,7 @@
 # with SIGSEGV, 32 KiB jumped the guard page): each keeps its status (3, 5), and its profile is whole
 # (work 1000, ender 1, the self-check holds, written at exit, not marked as a signal's). And the
 # writer's deepest frame, found on its stack after a spy_dump(), lies far inside that stack's 256 KiB.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 7
 

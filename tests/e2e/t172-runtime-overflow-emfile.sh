@@ -7,7 +7,7 @@
 # same. A program that opened descriptors until EMFILE (soft limit 64) writes its profile with
 # spy_dump() and at exit, and finds its limit as it left it; with the hard limit at 64 too, the one
 # line says why nothing was written, and the status is still 0.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 tsan_skip_all "its own handler takes the crash signals, and the runtime's write in that handler allocates, signal-unsafe to it"
 rt_setup
 tap_plan 5

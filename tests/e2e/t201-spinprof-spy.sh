@@ -6,8 +6,8 @@
 # expected count, <spontaneous> is the parent of main; the header's self-check (counters against
 # incoming arcs) finds no mismatch; two profiles given together, and the gmon.sum that -s writes, hold
 # twice the counts.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

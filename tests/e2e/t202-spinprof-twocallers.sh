@@ -5,8 +5,8 @@
 # profile, the call graph's line for work under heavy (self + children) and under light, and the lines
 # for heavy and light among work's parents, must each be within 5 % of that truth. gprof's split by call
 # counts (heavy gets 100/10100 of work's time) must be far outside 5 %, or the sample proves nothing.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

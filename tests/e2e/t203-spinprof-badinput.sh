@@ -4,8 +4,8 @@
 # an array count's, the END record's, with valid checksums, so the reader's own checks must catch them),
 # unknown versions, flipped bits, bytes after END, a missing file, a directory, an empty file, a glibc
 # gmon.out given without its program, and a GNU profile whose program is missing or not ELF.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -12,7 +12,7 @@
 # and the modules are exact, and the whole tree section is compared as text. The cutoff hides what is
 # below it, nothing is printed twice; allocbytes (return-address PCs, bytes as the unit) and calls:C
 # (self to the watched function, on the stack or, as the runtime records it, only named as the target) too; the default report appends the Spy report after the call graph.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 

@@ -9,8 +9,8 @@
 # --cutoff=0 the SELF column adds up to the header's total. A profile with neither times nor samples
 # (mode arcs) is refused by --spy, and -b alone prints no Spy report for it. The header dates the run
 # ("run: START to END UTC", as Cedar's Spy dated its report; issue 26, item 6).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

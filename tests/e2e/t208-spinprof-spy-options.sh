@@ -3,7 +3,7 @@
 # trailing junk) is one line "spinprof: --cutoff=VALUE: ..." and status 2, before any file is read;
 # 0, 2.5 and 100 are taken; --spy and --threads on a gcc -pg profile (GNU mode) are one line naming the
 # file and status 2; --help lists the new options.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 

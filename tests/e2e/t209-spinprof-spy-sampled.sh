@@ -8,8 +8,8 @@
 # add up to its self ticks; the PC listing adds up to all ticks; the executable holds most of them; the
 # default report ends with the Spy report; with SPYRT_WATCH=calls:work, work's calls are exact (10 100,
 # 100 from heavy's call site, 10 000 from light's). Skipped when the runtime records no samples.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -11,8 +11,8 @@
 # - The call graph's granularity line: in time mode the cycle's length (1e9 / the header's time-stamp
 #   rate) and the seconds of all self times, in arcs mode that there are no times, and for a gcc -pg
 #   program exactly gprof's line.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v c++filt >/dev/null || tap_skip_all "no c++filt"

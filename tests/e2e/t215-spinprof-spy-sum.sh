@@ -13,7 +13,7 @@
 # rate; another divisor; calls of another function; cpu ticks with another target, which the line
 # names) are refused: status 2, one line naming both files and what differs, and no gmon.sum. A profile without samples adds no samples, in either order, and its watch does not
 # count: a third file is compared with the first sampled one.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 

@@ -9,7 +9,7 @@
 # the cycle ping-pong has no entry of its own), and -A, -J, -C, -Z with and without symspecs, with -m, -t, -x (the
 # annotated source of the functions' files read by their absolute names; without -g none). -d
 # (gprof's debugging output) and -y (files written) are left out.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -9,8 +9,8 @@
 # spy gmon.out is the report of gmon.out alone when PROG is the program that ran, and one line and
 # status 2 when it is another (a different build-id); in GNU mode no operands mean a.out and
 # gmon.out, as gprof's; -i says what a spy profile holds (4 functions, 1 thread).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

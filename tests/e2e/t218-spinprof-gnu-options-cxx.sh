@@ -6,7 +6,7 @@
 # static function, and -e/-E/-f/-F/-k/-n/-N on them, and -T (mangled names); built -O0 -g and -O2. The cycle's members
 # differ in calls (7, 6): members tied in time and calls gprof lists in its depth-first order,
 # spinprof in address order (a difference not tested here).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

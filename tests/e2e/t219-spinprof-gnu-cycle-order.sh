@@ -5,7 +5,7 @@
 # address nor name order); cyc.c has three cycles whose first members by address are not the
 # search's heads (a3 and b2 come first in the file, c2 before c1). Built -O0 and -O2, with -b,
 # -b -z, -b -q, -c and -T.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -10,7 +10,7 @@
 # holds 87 calls of work (each tool summing its own sum); -s with report options prints gprof's report (--sum implies --line);
 # -s -k FROM/TO leaves the arcs out of the sum, as gprof; a bad
 # gmon.out is one line and status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

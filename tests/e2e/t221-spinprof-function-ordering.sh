@@ -10,8 +10,8 @@
 # construction on samples/calls.c (main -> a 10, a -> b 30, b -> c 60): the chain grows along the
 # heaviest arcs, b -> c then a -> b, and main, whose arc is in the last 1 %, comes after: a b c main.
 # -r with -R is one line and status 2 (gprof refuses the pair too).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v gprof >/dev/null || tap_skip_all "no gprof"

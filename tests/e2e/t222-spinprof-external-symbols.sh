@@ -8,7 +8,7 @@
 # work -> leaf 50); with a table of renamed functions (the names are the table's) and one of work and
 # main only (work's 25 calls; leaf, below the first symbol, is no function). A missing or empty table is one line
 # naming it and status 2, and so is -S with a spy profile (which names its own functions).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

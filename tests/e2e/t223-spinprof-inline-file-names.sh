@@ -6,8 +6,8 @@
 # without -g there is no line, the names stay bare, as gprof's. A spy profile of samples/calls.c: its
 # four functions named with calls.c and the lines of their definitions (found in the source by
 # construction), and the same order as without the option.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -12,7 +12,7 @@
 # flag as written. By construction: with the
 # functions-only map each object is listed exactly once. A missing map, a map line without ':', and
 # a damaged profile are one line and status 2. (Spy profiles: t227.)
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -7,8 +7,8 @@
 # none, with the spy profile and in GNU mode (gcc -pg), where each function's address range starts
 # at nm's address of it. The report after the debug lines is the report without -d; each N prints
 # only its categories; a bad N is one line and status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

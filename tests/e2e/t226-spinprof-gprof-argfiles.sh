@@ -5,7 +5,7 @@
 # -B alone and with -z, -b; response files with plain options, quoted ones, a symspec with a backslash,
 # one naming another, one that is empty, and one giving the operands too. An @FILE naming no file
 # stays an operand: gprof and spinprof both fail on it (spinprof with one line and status 2).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

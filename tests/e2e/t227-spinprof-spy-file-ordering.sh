@@ -8,8 +8,8 @@
 # running sum reaches 2500/2500), so c.o and d.o follow by address: d.o c.o; then e.o, which stands
 # for no function of the program: main.o a.o b.o d.o c.o e.o. -p with -R prints the flat profile
 # first; a bad map is one line and status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v nm >/dev/null || tap_skip_all "no nm"

@@ -4,7 +4,7 @@
 # order, and each one given twice (a range read again adds up); records of other ranges that share
 # addresses are refused in one line. (What they cost, against the count of records, is measured by
 # bench/growth.sh: no longer the square of it.)
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

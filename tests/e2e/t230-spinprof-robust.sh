@@ -12,7 +12,7 @@
 #     (it said "spinprof: out of memory", naming no file); an allocation that fails while a record is
 #     decoded names the file (a THREAD record of 10 million arcs, zeros in a sparse file, under a limit).
 # Synthetic profiles come from a generator compiled here (through gmon_encode, as t206's).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 

@@ -22,8 +22,8 @@
 #     with the ticks of the PCs addr2line -f -i puts there (the same form checks libc's lines above),
 #   - the whole report (flat profile, call graph, Spy report at cutoff 0) holds no absolute address.
 # Without libc6-dbg (mk/deps.sh installs it) the libc checks skip.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 . "$(dirname "$0")/lib-plt.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"

@@ -8,7 +8,7 @@
 # samples/tie.cc (demangled, and with --no-demangle), each with -l -b, -l -b -p, -l -b -q and -l -b -z.
 # Also: the time is really by line (twocallers' ticks are on work's loop, not on its entry line), and -l
 # with a spy profile is one line and status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

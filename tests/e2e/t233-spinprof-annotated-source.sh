@@ -8,8 +8,8 @@
 # current directory (compared with gprof's), and, not found, one line each on stderr and status 0.
 # A spy profile (samples/calls.c built with the plugin) has -A and -C from the plugin's exact counts:
 # 60, 30, 10 and 1 on the lines defining c, b, a and main, and -C's addresses are nm's file addresses.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -7,8 +7,8 @@
 # program's ticks (the header's "program: N ticks") that addr2line's lines give, to the printed
 # 0.01; the two marked lines lead, b's first, each under its function's name; the percentages add up
 # to 100; and -l with a profile without samples is one line and status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v addr2line >/dev/null || tap_skip_all "no addr2line (binutils)"

@@ -5,7 +5,7 @@
 # orders and numbers them differently. The program: zeta(int) called 4 times; alpha(double),
 # ns::beta(), K::gamma(), mid and _under once each, all without time; their mangled order
 # (_Z4zetai _Z5alphad _ZN1K5gammaEv _ZN2ns4betaEv _under mid) is not their demangled one.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -6,8 +6,8 @@
 # and without -z; no caller is made up (<spontaneous>). samples/twocallers.c (work called 10 100 times,
 # nearly all the CPU time in it) built with mode=count: the CPU samples add self time, most of it
 # work's, with its exact calls beside it.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -7,8 +7,8 @@
 # must split work's time between heavy and light by their measured shares (within 0.1 of all of
 # work's time), where gprof's split by calls would give heavy 1 %. The flat profile has work's self
 # seconds (at least 80 % of all, exact calls 10100), and the header no longer says no time accumulated.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -10,8 +10,8 @@
 # Spy report (its highly active procedures) are the five functions in both, and each function's share
 # of self time is the same in both within sampling error (3 binomial standard deviations of the samples
 # taken, plus 2 points for what measuring and sampling see differently).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

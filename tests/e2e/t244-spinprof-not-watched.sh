@@ -4,8 +4,8 @@
 # says "allocations not watched" (it said "0 allocations of 0 bytes"); sampled with SPYRT_WATCH=alloc
 # it counts them: at least the 500 of 32000 bytes (the C library allocates a few of its own). Under AddressSanitizer its allocator is the program's:
 # the alloc half is skipped.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -7,8 +7,8 @@
 # cost in (loop 26 s) and disp below 0 (shown as 0, and said). Then samples/tailwork.c from the runtime:
 # the TAILS record holds disp's tail call site and no other (wrap's tail call to memset has no hooks),
 # the header its calibration, and memset's time is wrap's, which jumped to it, not its caller's.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -8,8 +8,8 @@
 # NAME. Checked per mode: the Spy report's procedures (json's samples) have exactly those ticks, and in
 # mode count the flat profile's self ticks (json's functions, mode count has no stacks: the PC says)
 # too; no frame_dummy, rare or hot.cold carries a tick.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3 (in mk/deps.sh)"

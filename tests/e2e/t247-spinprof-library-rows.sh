@@ -19,8 +19,8 @@
 #   - the views agree with the flat profile: every row of 1 % or more is in the HTML page's flat profile
 #     (NAME [libc.so.6]) and, by its name, in its flame graph, in the folded stacks under its caller, in
 #     pprof's functions and chrome's events.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3 (in mk/deps.sh)"

@@ -9,9 +9,9 @@
 # Spy report's is the same line; json's profiler_share is it; the views weigh <profiler> at that share:
 # folded (and so svg and the HTML page's flame graph), pprof (go tool pprof, no <unknown>), chrome; the
 # HTML page states the header's line. Mode arcs' header no longer prints a share of 0 seconds.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t282-spinprof-pprof-sampled.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-pprof.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3 (in mk/deps.sh)"

@@ -7,8 +7,8 @@
 # cycles of worker_a and spin_a (json's functions, the flat profile's), tb those of worker_b and
 # spin_b, main main's; under each thread its spin function with its self cycles. Before, every thread
 # was "= 0 (0.0%)": the functions' per-thread records it read were freed once read.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3 (in mk/deps.sh)"

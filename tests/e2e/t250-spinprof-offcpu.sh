@@ -6,8 +6,8 @@
 # and the header gives the total, split into blocked and preempted. `-s` keeps all of it (the file
 # summed with itself doubles every off-CPU number). A file of format revision 1 (no off-CPU time)
 # still reads, without the column, and the header says its times are wall time.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

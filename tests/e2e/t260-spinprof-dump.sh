@@ -9,8 +9,8 @@
 # the usage line name it. A program that names its thread "a b<tab>c" and is run with the arguments
 # "x y" and "p<newline>q" keeps one fact a line (the strings escaped). A truncated file, garbage, a missing file and a GNU gmon.out give
 # one line "spinprof: FILE: ..." on stderr, nothing on stdout, status 2.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

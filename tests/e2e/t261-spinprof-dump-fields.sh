@@ -5,8 +5,8 @@
 # site in no module, the first and last histogram buckets, an unregistered count, every sampling field,
 # stack flags and a stack without frames, strings with blanks, a tab, a newline, a backslash, DEL and
 # empty ones) dumps to exactly the text known by construction, equal to the test tool's.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

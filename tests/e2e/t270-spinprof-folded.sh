@@ -6,50 +6,7 @@
 # each thread as its stacks' root frame (samples/threads.c: M calls of work per thread, each thread
 # once, its tid as the dump names it); CPU samples of flame split as its calls do (within 0.1); a
 # profile without stacks is one line and status 2.
-#
-# Sourced by t271-t273 for its helpers (everything above the guard):
-#   fl_setup                 work dir $T, the runtime, $SPINPROF (skip all without them)
-#   fl_build NAME OUT        build samples/NAME.c with the plugin against libspyrt
-#   fl_dump_folded FILE [TARGET]  the dump's stacks folded (TARGET: calls:TARGET's function, appended)
-. "$(dirname "${BASH_SOURCE[0]}")/t200-spinprof-gprof.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/t100-runtime-basics.sh"
-
-fl_setup() {
-	[ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
-	rt_setup
-}
-
-fl_build() {
-	rt_sample "$1" "$2"
-}
-
-# The stacks of the runtime's records as folded lines: each stack's frames (innermost first, NAME@SITE)
-# reversed, the PC's function not known to the dump, so only calls:TARGET stacks (whose PC is TARGET's
-# call) fold completely: TARGET appended when the innermost frame is not TARGET.
-fl_dump_folded() {
-	"$SPINPROF" --dump "$1" | awk -v target="${2:-}" '
-		$1 == "stack" {
-			c = 0; fr = ""
-			for (i = 2; i <= NF; i++) {
-				if (index($i, "count=") == 1) c = substr($i, 7)
-				if (index($i, "frames=") == 1) fr = substr($i, 8)
-			}
-			n = split(fr, f, ",")
-			path = ""
-			for (i = n; i >= 1; i--) {
-				sub(/@.*/, "", f[i])
-				path = path (path == "" ? "" : ";") f[i]
-			}
-			if (target != "" && f[1] != target)
-				path = path (path == "" ? "" : ";") target
-			w[path] += c
-		}
-		END { for (p in w) print p, w[p] }' | LC_ALL=C sort
-}
-
-if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
-	return 0
-fi
+. "$(dirname "$0")/lib-folded.sh"
 
 fl_setup
 tap_plan 6

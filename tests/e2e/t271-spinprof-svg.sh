@@ -6,7 +6,7 @@
 # b's and c's boxes under main take 150 and 60 of 310; the icicle has the same boxes with the roots
 # on top; the executable's frames are in its palette (flamegraph.pl's "hot") and named in the legend;
 # the README's docs/flame.svg is one of flame's (calls:leaf) exact stacks.
-. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$(dirname "$0")/lib-folded.sh"
 
 command -v xmllint >/dev/null || tap_skip_all "no xmllint (libxml2-utils, in mk/deps.sh)"
 fl_setup

@@ -7,7 +7,7 @@
 # leaf (310), a (170), b (70) first; searching ^a$ covers 170 of 310, leaf|a all of it; the call
 # paths hold b under main with 150 and 60 under c; the Spy tree has main over a, b, c and leaf (their
 # dominator); the SVG file alone runs its own script (zoom on c, search b); a screenshot is a PNG.
-. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$(dirname "$0")/lib-folded.sh"
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 [ -n "$CHROME" ] || tap_skip_all "no chromium (in mk/deps.sh)"

@@ -6,7 +6,7 @@
 # samples/twocallers.c, where heavy calls work 100 times and light
 # 10 000 times for the same work: main;heavy;work and main;light;work split work's cycles as the
 # program measured them (within 0.1), not by calls (1 %); the SVG of it is well-formed.
-. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$(dirname "$0")/lib-folded.sh"
 
 fl_setup
 tap_plan 5

@@ -4,7 +4,7 @@
 # shows the callers and callees GNU gprof's call graph gives it, with the same calls (b: called by a
 # 30 times, calls c 60 times; gprof's own numbers are the reference, not these); sorting by calls
 # orders the functions as gprof's flat profile's calls do.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof (binutils, in mk/deps.sh)"

@@ -7,8 +7,8 @@
 # leaves c and its edge out and keeps b. A program whose light() does a thousandth of heavy()'s work
 # loses light at the default cutoff (0.5 %) and shows it with --cutoff=0. In count mode (no times) the
 # percentages are of the calls.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v dot >/dev/null || tap_skip_all "no dot (graphviz, in mk/deps.sh)"

@@ -9,8 +9,8 @@
 # profiler's weight to all of it. A gcc -pg calls.c
 # gives kind gnu and the same counts. A function named café and an argument with a quote, a
 # backslash and a newline come back exactly. Every key written is one docs/spinprof-json.md lists.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3 (in mk/deps.sh)"

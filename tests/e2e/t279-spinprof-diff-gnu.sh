@@ -5,7 +5,7 @@
 # leaf 30 75 +45, mid 10 25 +15, gone only old, renamed only new, as gprof counts them (main has no
 # caller GNU's data records: gprof leaves it out, and so do both runs here). A spy profile against a
 # GNU run compares by name too. A program without its gmon.out is one line and status 2.
-. "$(dirname "$0")/t278-spinprof-diff.sh"
+. "$(dirname "$0")/lib-diff.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

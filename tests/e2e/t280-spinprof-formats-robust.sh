@@ -6,8 +6,8 @@
 # counts through callgrind_annotate, graphviz (dot -Tjson) and python3's json module, and --diff
 # matches them by name. A thread named with a byte that is no UTF-8 and a control byte stays valid
 # JSON, the bytes as \u00XX.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 for tool in callgrind_annotate dot python3; do

@@ -6,37 +6,7 @@
 # all the cumulative; heavy and light each 30-70 % (half each by construction); -traces shows work
 # under heavy and under light, with the thread's tid as a label; the main mapping carries the
 # executable's build-id as readelf prints it; -lines puts work's flat time on lines of work's body.
-#
-# Sourced by t283 for its helpers (everything above the guard):
-#   pp_go_setup             Go's pprof with GOPATH, GOCACHE in $T, or skip all (no go, none installable)
-#   pp ARG...               go tool pprof ARG... (stderr into $T/pprof.err)
-#   pp_top FILE FUNC COL    the flat (COL 1) or cum (COL 4) value of FUNC in FILE (a -top -unit= listing)
-. "$(dirname "${BASH_SOURCE[0]}")/t200-spinprof-gprof.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/t100-runtime-basics.sh"
-
-pp_go_setup() {
-	if ! command -v go >/dev/null 2>&1; then
-		# mk/deps.sh lists golang-go; a machine without it gets it here when it can
-		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >"$T/apt.log" 2>&1
-		fi
-		command -v go >/dev/null 2>&1 || tap_skip_all "no go (golang-go) and it cannot be installed here"
-	fi
-	export GOPATH=$T/go GOCACHE=$T/gocache PPROF_TMPDIR=$T/pprof HOME=$T GOFLAGS= GOTOOLCHAIN=local
-	mkdir -p "$GOPATH" "$GOCACHE" "$PPROF_TMPDIR"
-}
-
-pp() {
-	go tool pprof "$@" 2>>"$T/pprof.err"
-}
-
-pp_top() {
-	awk -v f="$2" -v c="$3" '$6 == f && NF == 6 { v = $c; sub(/%$/, "", v); print v; exit }' "$1"
-}
-
-if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
-	return 0
-fi
+. "$(dirname "$0")/lib-pprof.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -6,7 +6,7 @@
 # program measured around its calls of work (heavy_ns, light_ns). A `gcc -pg` run of the same program:
 # pprof's calls per function are gprof's own (the reference), and work's samples are gprof's self
 # seconds at 100 Hz.
-. "$(dirname "${BASH_SOURCE[0]}")/t282-spinprof-pprof-sampled.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-pprof.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

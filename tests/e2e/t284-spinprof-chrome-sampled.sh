@@ -6,8 +6,8 @@
 # children, samples naming nodes and as many timeDeltas as samples); the timeDeltas add up to the
 # profile's sampled nanoseconds (/1000: microseconds); work holds nearly all of them, heavy's and
 # light's subtrees each 30-70 % (half each by construction).
-. "$(dirname "${BASH_SOURCE[0]}")/t200-spinprof-gprof.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/t100-runtime-basics.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-spinprof.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3"

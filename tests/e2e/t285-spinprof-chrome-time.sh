@@ -6,8 +6,8 @@
 # twocallers.c: heavy's and light's durations are in the ratio of the CPU time the program measured
 # around its calls of work (heavy_ns, light_ns), and each holds a work event. A profile with neither
 # samples nor times (SPYRT_MODE=arcs) and a GNU gmon.out are refused with one line, status 2.
-. "$(dirname "${BASH_SOURCE[0]}")/t200-spinprof-gprof.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/t100-runtime-basics.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-spinprof.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 command -v python3 >/dev/null || tap_skip_all "no python3"

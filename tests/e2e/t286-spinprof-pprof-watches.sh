@@ -5,7 +5,7 @@
 # sites (big: 100 mallocs of 1000 bytes; small: 1000 of 10 bytes, from main): alloc_space is 100 000
 # bytes in big and 10 000 in small, the samples 100 and 1000; the chrome format's timeDeltas (one unit
 # a byte) give the same split. Skipped under AddressSanitizer, whose malloc takes the interposition.
-. "$(dirname "${BASH_SOURCE[0]}")/t282-spinprof-pprof-sampled.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-pprof.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 [ -n "$SPY_SAN_FLAGS" ] && tap_skip_all "the sanitizer's malloc takes the interposition (SAN=$SPY_SAN)"

@@ -8,7 +8,7 @@
 # holds the five call paths with the counts samples/flame.c states and, for each function, the file
 # and the line where flame.c defines it (V8's lines count from 0, speedscope's from 1); a screenshot
 # of its flame chart is a PNG.
-. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$(dirname "$0")/lib-folded.sh"
 . "$SPY_SRC/tests/e2e/viewer/viewer.sh"
 
 viewer_setup

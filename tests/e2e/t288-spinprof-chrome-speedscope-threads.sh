@@ -14,7 +14,7 @@
 # in worker on each worker thread. The time-mode run is one whose every worker holds at least the CPU
 # and the wall time of its calls of work (up to 8 runs): a run where one does not is a known defect of
 # the runtime, reported by the last point as a TODO.
-. "$(dirname "$0")/t270-spinprof-folded.sh"
+. "$(dirname "$0")/lib-folded.sh"
 . "$SPY_SRC/tests/e2e/viewer/viewer.sh"
 
 viewer_setup

@@ -6,8 +6,8 @@
 # nearly all of it as self (85 %), heavy and light each 30-70 % of it as total and together 95 %,
 # main all of it but the profiler's own ticks (a root of their own, <profiler>); its Export's call
 # paths end in work under heavy and under light.
-. "$(dirname "${BASH_SOURCE[0]}")/t200-spinprof-gprof.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/t100-runtime-basics.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-spinprof.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-runtime.sh"
 . "$SPY_SRC/tests/e2e/viewer/viewer.sh"
 
 viewer_setup

@@ -8,8 +8,8 @@
 # time. The default report's Stopwatch table says the same in microseconds. -s sums two runs: every
 # bucket is the two runs' counts added. A function not in the profile, a profile of mode arcs and one written before
 # revision 3 are one line "spinprof: FILE: ..." and status 2.
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 rt_setup
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 tap_plan 9

@@ -6,8 +6,8 @@
 # duration the file's value at its tsc_hz; a line per trace with its events and dropped events, and
 # the total dropped when the ring overran. Two profiles (and -s) keep every trace. A profile without
 # traces is one line "spinprof: FILE: ..." and status 2.
-. "$(dirname "$0")/t100-runtime-basics.sh"
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 rt_setup
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 tap_plan 6

@@ -12,8 +12,8 @@
 # and the text report in every layout and section (header, flat profile, call graph, index, Spy
 # report, threads, -T, -d, -r, -C, -l, --stopwatch, --trace, --dump, --diff, -i) and every message on
 # stderr are UTF-8 with no control byte but tab, newline and form feed, no C1 control, no raw ESC.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -7,8 +7,8 @@
 # the text report (the header and the Spy report say "duration: unknown: ..." once), every --format,
 # --dump, --diff, -s, --stopwatch, --trace: status 0 (or 2 with one line, for a format the profile has
 # nothing for), no sanitizer report, no wrapped duration anywhere, pprof's duration 0.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

@@ -10,7 +10,7 @@
 # nothing; then spinprof -b and -b -z print what gprof prints. And of two static names at one address
 # (alias.c) both keep the symbol table's first, where spinprof took the shorter (sqlite 3.40.1 -pg:
 # fts3HashMalloc for gprof's sqlite3Fts3MallocZero, and the indexes after it one higher).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 
 sp_setup
 command -v gprof >/dev/null || tap_skip_all "no gprof"

@@ -6,8 +6,8 @@
 # profile's own (exact cycles in mode time, exact calls in mode count), not gprof's "each sample
 # hit covers 0 byte(s) for 0.00%", which a spy profile has no samples to make true.
 # samples/twocallers.c (main calls heavy and light, both call work).
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 
 [ -x "$SPINPROF" ] || tap_skip_all "no spinprof"
 rt_setup

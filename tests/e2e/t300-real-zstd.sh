@@ -5,7 +5,7 @@
 # link the same libraries (apart from libspyrt), and the instrumented zstd gives the plain one's output in
 # every format and writes a profile with counts. Only zstd's programs are built, at -O1, to stay within a
 # minute or two on 2 cores. Skipped with the reason when the source cannot be fetched.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 . "$(dirname "$0")/lib-debsrc.sh"
 rt_setup
 SPECS=$SPY_BUILD/spy.specs

@@ -6,7 +6,7 @@
 # libspyrt, and the instrumented gawk prints what the plain one prints (MPFR arithmetic included) and
 # writes a profile with counts. Only gawk itself is built, not its extensions, docs or tests. Skipped
 # with the reason when the source cannot be fetched.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 . "$(dirname "$0")/lib-debsrc.sh"
 rt_setup
 SPECS=$SPY_BUILD/spy.specs

@@ -21,7 +21,7 @@
 #   - the same library unstripped, whose .symtab's _init (in .init) comes before .plt: the same names,
 #     no PC of the PLT given to _init (gprof's range of _init runs up to the next symbol),
 #   - the report lists nothing else.
-. "$(dirname "$0")/t200-spinprof-gprof.sh"
+. "$(dirname "$0")/lib-spinprof.sh"
 . "$(dirname "$0")/lib-plt.sh"
 
 sp_setup

@@ -8,7 +8,7 @@
 # when the build it should measure is missing. Not qsort: ASan's qsort calls the comparator once more
 # for each pair, to check them. Cheap: one small program, callgrind on its plain build (about a
 # second); the whole script, which takes minutes, is not run here.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 command -v valgrind >/dev/null || tap_skip_all "no valgrind (make deps installs it)"
 command -v python3 >/dev/null || tap_skip_all "no python3 (make deps installs it)"

@@ -5,7 +5,7 @@
 # plugin: the first thread's stub asks CPUID for the XSAVE area's size, the others take the size it
 # kept. Every thread's result equals the one computed without instrumentation, and the function's
 # count is N, in mode=count linked with libspyrt.so and with libspyrt.a.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 2
 

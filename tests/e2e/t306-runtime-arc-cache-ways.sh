@@ -5,7 +5,7 @@
 # missed: each miss pushed out the site called next); one called from two sites every time and from
 # a third every tenth round: only the third's calls miss (before, each cost three misses). An
 # interposed __spy_arc_miss (spymiss.c) counts the misses; counts and arcs stay exact.
-. "$(dirname "$0")/t100-runtime-basics.sh"
+. "$(dirname "$0")/lib-runtime.sh"
 rt_setup
 tap_plan 3
 
