@@ -524,6 +524,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			SPY_SET(t->off.lost,
 				t->off.lost + (head - tail - t->off.size) / (t->off.waits ? 32 : 16));
 			SPY_SET(t->off.out, 0);
+			t->off.pend_pc = 0; /* its switch-out may be among them */
 			tail = head - t->off.size;
 			resync = 1;
 		}
@@ -540,6 +541,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 		     (n != 32 || r.h.type != PERF_RECORD_SAMPLE))) {
 			SPY_SET(t->off.lost, t->off.lost + (head - tail) / (t->off.waits ? 32 : 16));
 			/* not a record where one should start: give up the rest */
+			t->off.pend_pc = 0;
 			tail = head;
 			break;
 		}
@@ -561,6 +563,7 @@ void spy_offcpu_drain(struct spy_thread *t, uint64_t top_end)
 			memcpy(&lost, r.b + 16, 8);
 			SPY_SET(t->off.lost, t->off.lost + lost);
 			SPY_SET(t->off.out, 0); /* its switch-in may be among them */
+			t->off.pend_pc = 0;     /* and a sample's switch-out */
 		} else if (r.h.type == PERF_RECORD_SAMPLE && n == 32) {
 			uint64_t abi, pc;
 

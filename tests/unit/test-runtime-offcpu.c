@@ -4,7 +4,9 @@
  * random stacks of timed frames and frames of mode=arcs code (no time), recursion, frames that end
  * and others that take their place, switches read late, and exits whose own switch comes after them,
  * every arc's inclusive, self and preempted off-CPU time is the model's, exactly, at any moment (with
- * what the open frames are owed) and once every frame has ended. */
+ * what the open frames are owed) and once every frame has ended. And where the kernel samples the PC
+ * at each switch (waits): a sample read before the ring overran, whose own switch-out the overrun
+ * took, gives its PC to no later switch (the interval after the overrun has no place, pc 0). */
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,10 +263,49 @@ static void test_offcpu_model(void **state)
 	}
 }
 
+static void put_sample(uint64_t pc)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t time, abi, pc;
+	} r = { { PERF_RECORD_SAMPLE, 0, 32 }, now, 2, pc };
+
+	memcpy(ring + head % RING, &r, sizeof(r));
+	__atomic_store_n(&head, head + sizeof(r), __ATOMIC_RELEASE);
+}
+
+static void test_overrun_forgets_pc(void **state)
+{
+	const uint64_t stale = 0x5a5a0000; /* a PC no later switch may be charged to */
+
+	(void)state;
+	setup_thread();
+	th.off.waits = 1;
+	push(0);
+	/* the sample of a switch-out, read; its switch-out not yet written */
+	put_sample(stale);
+	spy_offcpu_drain(&th, UINT64_MAX);
+	/* blocked intervals without samples, more than the ring holds: the switch-out that went with
+	 * the sample is overwritten before the next read */
+	for (uint32_t k = 0; k < RING / 32 + 8; k++) {
+		put(PERF_RECORD_MISC_SWITCH_OUT, now + 1);
+		put(0, now + 2);
+		now += 3;
+	}
+	spy_offcpu_drain(&th, UINT64_MAX);
+	assert_true(th.off.lost > 0);
+	assert_true(th.off.nwait > 0); /* the intervals read were charged as waits */
+	for (uint32_t i = 0; i < th.off.nwait; i++)
+		if (th.off.wait[i].pc == stale)
+			fail_msg("wait %u: %llu intervals at the PC of a sample whose switch was lost", i,
+				 (unsigned long long)th.off.wait[i].count);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offcpu_model),
+		cmocka_unit_test(test_overrun_forgets_pc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
