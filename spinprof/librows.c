@@ -106,8 +106,7 @@ void librows_find(struct prof *p, struct pcname *names, struct librows *r, int d
 	}
 	free(fd);
 	prof_sort_funcs(p);
-	for (size_t i = 0; i < p->nr; i++)
-		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	prof_set_ends(p);
 }
 
 uint32_t librows_row(const struct prof *p, const struct librows *r, size_t k)

@@ -241,6 +241,34 @@ uint32_t prof_at(const struct prof *p, uint64_t a)
 	return lo < p->nsyms && p->items[lo].addr == a ? (uint32_t)lo : PROF_NONE;
 }
 
+void prof_set_ends(struct prof *p)
+{
+	const struct gmon_profile *g = &p->spy;
+	uint32_t nm = g->nmodules, *order = xmalloc((nm + 1) * sizeof(uint32_t)), k = 0;
+
+	/* the modules by their text's start (a few), walked along with the functions */
+	for (uint32_t m = 0; m < nm; m++) {
+		uint32_t j = m;
+		while (j > 0 && g->modules[order[j - 1]].text_lo > g->modules[m].text_lo) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = m;
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		struct prof_func *f = &p->items[i];
+
+		f->end = i + 1 < p->nr ? p->items[i + 1].addr : f->addr + 1;
+		while (k < nm && g->modules[order[k]].text_hi <= f->addr)
+			k++;
+		/* modules' texts do not overlap: the one starting at or below addr is the only candidate */
+		for (uint32_t j = k; j < nm && g->modules[order[j]].text_lo <= f->addr; j++)
+			if (f->addr < g->modules[order[j]].text_hi && f->end > g->modules[order[j]].text_hi)
+				f->end = g->modules[order[j]].text_hi;
+	}
+	free(order);
+}
+
 uint32_t prof_lookup(const struct prof *p, uint64_t pc)
 {
 	size_t lo = sorted_upper(p->items, p->nsyms, sizeof(*p->items), offsetof(struct prof_func, addr), pc);

@@ -213,6 +213,10 @@ int prof_ctr_col(const struct prof *p, const char *name);
 double prof_ctr_cpi(const struct prof *p, const struct prof_ctr *c);
 /* Sort the functions by address (call before adding arcs). */
 void prof_sort_funcs(struct prof *p);
+/* A spy profile's functions (sorted) end where the next one starts, or with the text of the module
+ * that holds them (p->spy's modules), whichever comes first: the last function of a module does not
+ * reach into the code mapped above it. */
+void prof_set_ends(struct prof *p);
 /* Sort idx[0..n) as qsort_r(idx, n, sizeof(uint32_t), cmp, arg) would, when cmp orders first by a key
  * that keys[j] holds for idx[j] as an unsigned number (cmp must then order ties the same way every
  * time, as a total order does): a radix sort on the keys, cmp on the runs of equal keys only. keys is

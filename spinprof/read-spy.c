@@ -819,8 +819,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			p->items[i].src_line = p->items[i].line;
 			p->items[i].src_order = (uint32_t)i;
 		}
-	for (size_t i = 0; i < p->nr; i++)
-		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	prof_set_ends(p);
 	/* code without hooks that the samples caught: rows of its own, before the indices are used */
 	struct librows lr;
 	librows_find(p, &b, &lr, o->demangle);
@@ -871,8 +870,7 @@ static void build_model(struct prof *p, const struct read_opts *o)
 			}
 		}
 	}
-	for (size_t i = 0; i < p->nr; i++)
-		p->items[i].end = i + 1 < p->nr ? p->items[i + 1].addr : p->items[i].addr + 1;
+	prof_set_ends(p);
 	uint32_t *arc_of = merge_arcs(p, ends, nraw);
 	prof_reserve_arcs(p, p->narcs + nraw, 0);
 	if (p->offcpu) {

@@ -7,7 +7,8 @@
  * over D <- A <- main, 8 waiting in U <- D <- A <- main; thread 101: 12 U <- T. So the program's 100 %
  * is 95 ticks (the profiler's 5 apart), 8 of them waiting; C has 50 self and total, A 10 self and 83
  * total (recursion none), U 20 self (12 running, 8 waiting) and 35 total, libc's module 15, main 83
- * total; thread 100 weighs 83, thread 101 12. The same file read twice is summed: every weight and the
+ * total; thread 100 weighs 83, thread 101 12. The executable's last function ends with its module's
+ * text, not at the next row above it (libc's). The same file read twice is summed: every weight and the
  * call of main doubles. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,6 +123,11 @@ static void check_model(const struct prof *p, const struct sp_model *m, double k
 		assert_int_equal(s->line, 5 + 10 * f);
 	}
 	assert_int_equal(fn(p, "main")->ncalls, (uint64_t)k);
+	/* a function's range ends with its module's text: the executable's last function (T) does not
+	 * reach into the code mapped above it (a PC there, as a signal's, is in no function) */
+	assert_int_equal(prof_lookup(p, fa(T) + 0x10), (uint32_t)(fn(p, "T") - p->items));
+	assert_int_equal(prof_lookup(p, exe + 0x10000), PROF_NONE);
+	assert_int_equal(prof_lookup(p, exe + 0x20000), PROF_NONE);
 	/* spy-model.c: the samples' weights */
 	assert_true(m->sampled);
 	assert_string_equal(m->unit, "ticks");
