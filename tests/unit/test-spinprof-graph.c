@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "handgraph.h"
 #include "prof.h"
 #include "xorshift.h"
 
@@ -130,42 +131,19 @@ static void test_components_deep(void **state)
 	free(succ);
 }
 
-static uint32_t func(struct prof *p, const char *name, uint64_t addr, double self)
-{
-	uint32_t i = prof_add_func(p, name, addr, addr + 0x100);
-
-	p->items[i].time = self;
-	p->items[i].prop_fract = 1.0;
-	return i;
-}
-
-static void arc(struct prof *p, uint32_t from, uint32_t to, uint64_t n)
-{
-	p->items[to].ncalls += n;
-	prof_add_arc(p, from, to, n);
-}
-
 static void test_analyse_gprof(void **state)
 {
 	struct prof *p = calloc(1, sizeof(*p));
-	uint32_t m, a, b, c, h;
+	uint32_t f[4], m, a, b, c, h;
 
 	(void)state;
 	assert_non_null(p);
 	prof_init(p);
-	p->kind = PROF_GNU;
-	p->hz = 100;
-	m = func(p, "main", 0x1000, 1);
-	a = func(p, "a", 0x2000, 2);
-	b = func(p, "b", 0x3000, 4);
-	c = func(p, "c", 0x4000, 8);
-	prof_reserve_arcs(p, 5, 1);
-	arc(p, m, a, 1);
-	arc(p, a, b, 3);
-	arc(p, b, a, 1);
-	arc(p, m, c, 2);
-	arc(p, c, c, 5);
-	prof_drop_arc_hash(p);
+	hand_graph(p, f);
+	m = f[0];
+	a = f[1];
+	b = f[2];
+	c = f[3];
 	graph_analyse(p);
 
 	assert_int_equal(p->ncycles, 1);

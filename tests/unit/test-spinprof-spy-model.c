@@ -152,28 +152,28 @@ static void check_model(const struct prof *p, const struct sp_model *m, double k
 	assert_true(thr(m, 101)->w == 12 * k);
 }
 
-static void test_one(void **state)
+/* the profile read n times: every weight n times the one file's */
+static void read_n(int n)
 {
 	struct prof p;
 	struct sp_model m;
 
-	(void)state;
-	model(&p, &m, 1);
-	check_model(&p, &m, 1);
+	model(&p, &m, n);
+	check_model(&p, &m, n);
 	sp_model_release(&m);
 	prof_release(&p);
 }
 
+static void test_one(void **state)
+{
+	(void)state;
+	read_n(1);
+}
+
 static void test_summed(void **state)
 {
-	struct prof p;
-	struct sp_model m;
-
 	(void)state;
-	model(&p, &m, 2);
-	check_model(&p, &m, 2);
-	sp_model_release(&m);
-	prof_release(&p);
+	read_n(2);
 }
 
 int main(void)
